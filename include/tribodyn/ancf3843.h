@@ -1,0 +1,85 @@
+#ifndef TRIBODYN_ANCF3843_H
+#define TRIBODYN_ANCF3843_H
+/*
+  ANCF 3843 solid element: pure kernels (formulation.md §1, F1-F5).
+
+  Plain C on arrays: no PETSc, no allocation, no globals, so the kernels can be
+  tested alone, threaded (one Ancf3843Work per thread) and vectorised.
+
+  Element data layout
+  -------------------
+  Corner node n = 0..7 sits at (xi_n, eta_n, zeta_n) with
+      xi_n = (n & 1) ? +1 : -1,  eta_n = (n & 2) ? +1 : -1,  zeta_n = (n & 4) ? +1 : -1.
+  Node n carries 12 coordinates [r, r_X, r_Y, r_Z] (position and the gradients with respect
+  to the element's material axes X, Y, Z).  Shape function k = 4 n + j (j = 0 position,
+  j = 1,2,3 slope along X,Y,Z) multiplies the 3-vector e_k, and the element vector is
+      e[3 k + i]  (i = 0,1,2 the spatial component),   96 entries.
+  Element matrices are row-major 96 x 96 with the same index 3 k + i.
+
+  X = a (1 + xi)/2, Y = b (1 + eta)/2, Z = c (1 + zeta)/2 in the element's material frame.
+*/
+
+#define ANCF3843_NODES 8
+#define ANCF3843_NSHAPE 32
+#define ANCF3843_NDOF 96
+#define ANCF3843_NQP 27 /* 3 x 3 x 3 Gauss points for the stiffness */
+#define ANCF3843_NQP_MASS 64 /* 4 x 4 x 4 Gauss points for the mass matrix (exact) */
+
+/* Tables that depend only on the element's edge lengths (shared by all equal elements). */
+typedef struct {
+  double a, b, c;   /* edge lengths along the material axes [m] */
+  double volume;    /* a b c */
+  double w[ANCF3843_NQP];                            /* Gauss weight times det J */
+  double dSdX[ANCF3843_NQP][3][ANCF3843_NSHAPE];     /* dS_k/dX_I at Gauss point q */
+  double wc;                                         /* weight of the centre point (= volume) */
+  double dSdXc[3][ANCF3843_NSHAPE];                  /* dS_k/dX_I at the element centre */
+  double mass_unit[ANCF3843_NSHAPE][ANCF3843_NSHAPE];/* int S_k S_l dV (unit density) */
+  double shape_integral[ANCF3843_NSHAPE];            /* int S_k dV (gravity load) */
+} Ancf3843Geometry;
+
+/* St. Venant-Kirchhoff material with strain-rate damping, and the split of its elasticity
+   tensor used against Poisson/thickness locking (see ancf3843.c for the choice and why). */
+typedef struct {
+  double E, nu, rho;     /* Young's modulus [Pa], Poisson's ratio, density [kg/m^3] */
+  double lambda, mu;     /* Lame constants */
+  double damping;        /* beta_d [s] (F5) */
+} Ancf3843Material;
+
+/* Per-thread scratch space: the kernels never allocate. */
+typedef struct {
+  double scratch[4 * ANCF3843_NQP * 3 * ANCF3843_NSHAPE + 16 * 81 * ANCF3843_NQP];
+} Ancf3843Work;
+
+/* (F1) the 32 shape functions at local point xi[3] of an a x b x c element. */
+void ancf3843_shape(double a, double b, double c, const double xi[3], double S[ANCF3843_NSHAPE]);
+/* dS_k/dX_I at xi: dSdX[I][k]. */
+void ancf3843_shape_gradient(double a, double b, double c, const double xi[3],
+                             double dSdX[3][ANCF3843_NSHAPE]);
+void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo);
+void ancf3843_material_init(double E, double nu, double rho, double damping, Ancf3843Material *mat);
+/* Reference-configuration element vector of an a x b x c element with corner node 0 at
+   x0 and material axes equal to the global axes. */
+void ancf3843_reference_coordinates(double a, double b, double c, const double x0[3],
+                                     double e[ANCF3843_NDOF]);
+
+/* (F2, F3, F5) Q = Q_int(e) + Q_v(e, edot): generalised internal and damping force.
+   If strain_energy is not NULL it receives the elastic strain energy of the element [J]. */
+void ancf3843_internal_force(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
+                             const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
+                             double Q[ANCF3843_NDOF], double *strain_energy, Ancf3843Work *work);
+/* K = c_e dQ/de + c_v dQ/dedot (96 x 96 row-major), material and geometric terms included.
+   With damping = 0 and c_v arbitrary, K is symmetric. */
+void ancf3843_tangent(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
+                      const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
+                      double c_e, double c_v, double K[ANCF3843_NDOF * ANCF3843_NDOF],
+                      Ancf3843Work *work);
+/* Q = Q_int + Q_v and K together (one pass over the Gauss points). */
+void ancf3843_force_and_tangent(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
+                                const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
+                                double c_e, double c_v, double Q[ANCF3843_NDOF],
+                                double K[ANCF3843_NDOF * ANCF3843_NDOF], Ancf3843Work *work);
+/* r = sum_k S_k e_k at xi; dr[I] = dr/dX_I if dr is not NULL (3 x 3, dr[I][i]). */
+void ancf3843_interpolate(double a, double b, double c, const double xi[3],
+                          const double e[ANCF3843_NDOF], double r[3], double dr[3][3]);
+
+#endif

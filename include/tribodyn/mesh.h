@@ -1,0 +1,57 @@
+#ifndef TRIBODYN_MESH_H
+#define TRIBODYN_MESH_H
+/*
+  Hexahedral meshes of bodies, made or read through the Gmsh C API (src/io/mesh_gmsh.c).
+
+  Every cell must be a rectangular box (the ANCF 3843 element of formulation.md §1), possibly
+  rotated.  Cells are stored in the ANCF corner order of ancf3843.h: corner n at
+  (xi, eta, zeta) = (n&1 ? +1 : -1, n&2 ? +1 : -1, n&4 ? +1 : -1) in the cell's material frame.
+
+  Named faces ("sets") are the faces a user refers to as body:face: for a box xmin, xmax, ymin,
+  ymax, zmin, zmax; for a mesh file the names of its 2-D physical groups.  Each set lists its
+  nodes and its boundary quads (cell index and local face), so films and clamps can use it.
+*/
+#include <petscsys.h>
+
+/* Local face f of a cell: 0 xi=-1, 1 xi=+1, 2 eta=-1, 3 eta=+1, 4 zeta=-1, 5 zeta=+1. */
+typedef struct {
+  PetscInt cell;
+  PetscInt face;
+} TdMeshFace;
+
+typedef struct {
+  char       name[64];
+  PetscInt   nnodes;
+  PetscInt  *nodes;  /* sorted, unique */
+  PetscInt   nfaces;
+  TdMeshFace *faces;
+} TdMeshSet;
+
+typedef struct {
+  char       source[PETSC_MAX_PATH_LEN]; /* file name, or "box" */
+  PetscInt   nnodes;
+  PetscReal *X;       /* 3 nnodes reference coordinates [m] */
+  PetscInt   ncells;
+  PetscInt  *cells;   /* 8 ncells node indices, ANCF corner order */
+  PetscReal *size;    /* 3 ncells: edge lengths a, b, c along the cell's material axes */
+  PetscReal *axes;    /* 9 ncells: axes[9 c + 3 I + i] = component i of material axis I */
+  PetscBool  axis_aligned; /* every cell's material axes are the global axes */
+  PetscInt   nsets;
+  TdMeshSet *sets;
+  PetscReal  bbox[6]; /* xmin, ymin, zmin, xmax, ymax, zmax */
+} TdMesh;
+
+/* Structured nx x ny x nz hexahedra of the box [x0,x1] x [y0,y1] x [z0,z1], meshed through the
+   Gmsh API; sets xmin .. zmax. */
+PetscErrorCode TdMeshCreateBox(MPI_Comm comm, const PetscReal box[6], const PetscInt cells[3], TdMesh *mesh);
+/* A .msh or .geo file (a .geo is meshed in 3-D by Gmsh); only hexahedra are kept as cells.
+   Errors (PETSC_ERR_FILE_OPEN / PETSC_ERR_USER_INPUT) name the file and what is wrong. */
+PetscErrorCode TdMeshLoad(MPI_Comm comm, const char path[], TdMesh *mesh);
+PetscErrorCode TdMeshDestroy(TdMesh *mesh);
+/* The set called name, or NULL. */
+const TdMeshSet *TdMeshFindSet(const TdMesh *mesh, const char name[]);
+/* Cell containing the reference point X and its local coordinates xi in [-1,1]^3; a point on the
+   surface within rel_tol times the body's size counts as inside.  *cell = -1 if outside. */
+PetscErrorCode TdMeshLocatePoint(const TdMesh *mesh, const PetscReal X[3], PetscReal rel_tol, PetscInt *cell, PetscReal xi[3]);
+
+#endif
