@@ -1,8 +1,290 @@
-/* placeholder: replaced by the real driver */
-#include <petscsys.h>
+/*
+  tribodyn: tribo-dynamics of lubricated clearance joints in flexible multibody systems.
+
+  Everything is set through the PETSc options database (../shared/docs/interface.md):
+  the command line, -options_file FILE, -options_file_yaml FILE, PETSC_OPTIONS.
+*/
+#include <tribodyn/model.h>
+#include <tribodyn/options.h>
+#include <tribodyn/output.h>
+#include <tribodyn/solver.h>
+
+static const char help[] = "tribodyn: flexible multibody dynamics with ANCF 3843 solid elements, generalised-alpha\n"
+                           "time stepping and one PETSc SNES per step (formulation.md).\n"
+                           "Usage: tribodyn -options_file case.opts [-option value ...]\n\n";
+
+/* The options of every body, load, joint and sensor, documented once with <b>, <l>, <j>, <s>
+   standing for the names given in -bodies, -loads, -joints, -sensors. */
+static const char option_reference[] =
+  "Run control\n"
+  "  -output <tribodyn.h5>: result file (HDF5; an .xdmf beside it for ParaView)\n"
+  "  -t_final <0.01>: end time [s]\n"
+  "  -dt <1e-4>: time step [s]\n"
+  "  -output_dt <dt>: interval between output records [s]\n"
+  "  -rho_inf <0.9>: generalised-alpha spectral radius at infinite frequency, in [0, 1]\n"
+  "  -static <false>: solve static equilibrium instead (loads and gravity ramped)\n"
+  "  -load_steps <10>: load steps of a static solve\n"
+  "  -max_step_halvings <6>: halvings of a failed step before the run stops\n"
+  "  -progress <true>: print a progress line every 5 % of the run\n"
+  "  -gravity <0,0,0>: gravity gx,gy,gz [m/s^2]\n"
+  "Bodies (-bodies a,b; <b> is a body name)\n"
+  "  -<b>_type <ancf>: ancf (flexible, ANCF 3843) or rigid (prescribed motion)\n"
+  "  -<b>_box <none>: box x0,y0,z0,x1,y1,z1 [m]\n"
+  "  -<b>_cells <1,1,1>: structured hexahedra nx,ny,nz of the box\n"
+  "  -<b>_mesh <none>: .msh or .geo file instead of a box; 2-D physical groups name faces\n"
+  "  -<b>_E <2.1e11>: Young's modulus [Pa]\n"
+  "  -<b>_nu <0.3>: Poisson's ratio, in (-1, 0.5)\n"
+  "  -<b>_rho <7800>: density [kg/m^3]\n"
+  "  -<b>_damping <0>: strain-rate damping beta_d (formulation F5) [s]\n"
+  "  -<b>_clamp <none>: faces held fixed: xmin,xmax,ymin,ymax,zmin,zmax (boxes) or group names\n"
+  "  -<b>_initial_velocity <0,0,0>: ancf: uniform initial velocity [m/s]\n"
+  "  -<b>_velocity <0,0,0>: rigid: constant velocity [m/s]\n"
+  "  -<b>_rotation <0,0,0>: rigid: initial rotation about x, y, z [deg]\n"
+  "  -<b>_angular_velocity <0,0,0>: rigid: constant angular velocity [rad/s]\n"
+  "  -<b>_center <centroid>: rigid: centre of rotation [m]\n"
+  "Loads (-loads a,b)\n"
+  "  -<l>_body, -<l>_point x,y,z [m]: body and material point (reference coordinates)\n"
+  "  -<l>_force <0,0,0>: force [N] (its peak for a pulse)\n"
+  "  -<l>_profile <constant>: constant|ramp|halfsine|table\n"
+  "  -<l>_start <0>, -<l>_duration <0>: ramp or pulse timing [s]\n"
+  "  -<l>_table <none>: CSV time [s], force [N]; scales the direction of -<l>_force\n"
+  "Joints (-joints a,b)\n"
+  "  -<j>_type <point>: point (hold components of a material point) or crank_slider (drive)\n"
+  "  -<j>_body, -<j>_point x,y,z [m]; -<j>_components <x,y,z> (point)\n"
+  "  -<j>_crank_radius <0.1> [m], -<j>_rod_ratio <0.64>, -<j>_rpm <60> [r/min], -<j>_theta0 <90> [deg], -<j>_offset <0> [m] (crank_slider)\n"
+  "Sensors (-sensors a,b)\n"
+  "  -<s>_body, -<s>_point x,y,z [m]: body and material point; records position, displacement,\n"
+  "   velocity and acceleration\n"
+  "Solver: every PETSc -snes_*, -ksp_*, -pc_* option; default Newton line search with MUMPS LU.\n"
+  "Options read for the named objects follow.\n\n";
+
+typedef struct {
+  PetscInt sensor0, energy_k, energy_s, joint0, newton, linear, wall, body0;
+} SeriesIds;
+
+static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
+{
+  char name[PETSC_MAX_PATH_LEN];
+  PetscFunctionBegin;
+  ids->sensor0 = -1;
+  for (PetscInt s = 0; s < m->nsensors; s++) {
+    const char *q[] = {"position", "displacement", "velocity", "acceleration"};
+    for (PetscInt k = 0; k < 4; k++) {
+      PetscInt id;
+      PetscCall(PetscSNPrintf(name, sizeof name, "/sensors/%s/%s", m->sensors[s].name, q[k]));
+      PetscCall(TdOutputAddSeries(out, name, 3, &id));
+      if (s == 0 && k == 0) ids->sensor0 = id;
+    }
+    PetscCall(PetscSNPrintf(name, sizeof name, "/sensors/%s/reference_point", m->sensors[s].name));
+    PetscCall(TdOutputWriteReal(out, name, 1, 3, m->sensors[s].point.X));
+  }
+  PetscCall(TdOutputAddSeries(out, "/energy/kinetic", 1, &ids->energy_k));
+  PetscCall(TdOutputAddSeries(out, "/energy/strain", 1, &ids->energy_s));
+  ids->joint0 = -1;
+  for (PetscInt j = 0; j < m->njoints; j++) {
+    PetscInt id;
+    PetscCall(PetscSNPrintf(name, sizeof name, "/joints/%s/reaction", m->joints[j].name));
+    PetscCall(TdOutputAddSeries(out, name, 3, &id));
+    if (j == 0) ids->joint0 = id;
+  }
+  PetscCall(TdOutputAddSeries(out, "/solver/newton_iterations", 1, &ids->newton));
+  PetscCall(TdOutputAddSeries(out, "/solver/linear_iterations", 1, &ids->linear));
+  PetscCall(TdOutputAddSeries(out, "/solver/wall_time", 1, &ids->wall));
+  ids->body0 = -1;
+  for (PetscInt b = 0; b < m->nbodies; b++) {
+    const TdBody *body = &m->bodies[b];
+    PetscInt      id;
+    PetscCall(TdOutputAddHexBody(out, body->name, body->mesh.nnodes, body->mesh.X, body->mesh.ncells, body->mesh.cells, &id));
+    if (b == 0) ids->body0 = id;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Ids are handed out in creation order, so the k-th series of a group is first + k. */
+static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids, PetscLogDouble wall0, PetscReal t)
+{
+  TdModel        m = s->model;
+  PetscReal      ek, es, row[3];
+  PetscLogDouble now;
+  PetscReal     *pos;
+  PetscInt       maxn = 1;
+  PetscFunctionBegin;
+  for (PetscInt s_ = 0; s_ < m->nsensors; s_++) {
+    const TdMaterialPoint *mp   = &m->sensors[s_].point;
+    const TdBody          *body = &m->bodies[mp->body];
+    PetscReal              x[3], d[3], v[3], a[3];
+    if (body->type == TD_BODY_ANCF) {
+      TdModelPointValue(m, mp, s->q, x);
+      TdModelPointValue(m, mp, s->v, v);
+      TdModelPointValue(m, mp, s->qdd, a);
+    } else {
+      /* rigid: the prescribed motion; its acceleration by a central difference of the velocity */
+      PetscReal xp[3], vp[3], xm[3], vm[3], h = 1e-6;
+      TdRigidBodyPoint(body, mp->X, t, x, v);
+      TdRigidBodyPoint(body, mp->X, t + h, xp, vp);
+      TdRigidBodyPoint(body, mp->X, t - h, xm, vm);
+      for (PetscInt i = 0; i < 3; i++) a[i] = (vp[i] - vm[i]) / (2 * h);
+    }
+    for (PetscInt i = 0; i < 3; i++) d[i] = x[i] - mp->X[i];
+    PetscCall(TdOutputSetSeries(out, ids->sensor0 + 4 * s_ + 0, x));
+    PetscCall(TdOutputSetSeries(out, ids->sensor0 + 4 * s_ + 1, d));
+    PetscCall(TdOutputSetSeries(out, ids->sensor0 + 4 * s_ + 2, v));
+    PetscCall(TdOutputSetSeries(out, ids->sensor0 + 4 * s_ + 3, a));
+  }
+  PetscCall(TdSolverEnergy(s, &ek, &es));
+  PetscCall(TdOutputSetSeries(out, ids->energy_k, &ek));
+  PetscCall(TdOutputSetSeries(out, ids->energy_s, &es));
+  for (PetscInt j = 0; j < m->njoints; j++) {
+    TdSolverJointReaction(s, j, row);
+    PetscCall(TdOutputSetSeries(out, ids->joint0 + j, row));
+  }
+  row[0] = (PetscReal)s->newton_its;
+  PetscCall(TdOutputSetSeries(out, ids->newton, row));
+  row[0] = (PetscReal)s->linear_its;
+  PetscCall(TdOutputSetSeries(out, ids->linear, row));
+  s->newton_its = s->linear_its = 0;
+  PetscCall(PetscTime(&now));
+  row[0] = (PetscReal)(now - wall0);
+  PetscCall(TdOutputSetSeries(out, ids->wall, row));
+  for (PetscInt b = 0; b < m->nbodies; b++) maxn = PetscMax(maxn, m->bodies[b].mesh.nnodes);
+  PetscCall(PetscMalloc1(3 * maxn, &pos));
+  for (PetscInt b = 0; b < m->nbodies; b++) {
+    const TdBody *body = &m->bodies[b];
+    for (PetscInt n = 0; n < body->mesh.nnodes; n++) {
+      if (body->type == TD_BODY_ANCF)
+        for (PetscInt i = 0; i < 3; i++) pos[3 * n + i] = s->q[TD_NODE_DOF * (body->node_offset + n) + i];
+      else TdRigidBodyPoint(body, &body->mesh.X[3 * n], t, &pos[3 * n], NULL);
+    }
+    PetscCall(TdOutputSetSeries(out, ids->body0 + b, pos));
+  }
+  PetscCall(PetscFree(pos));
+  PetscCall(TdOutputAppendRecord(out, t));
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  char      output[PETSC_MAX_PATH_LEN];
+  PetscReal t_final, dt, output_dt;
+  PetscBool is_static, progress;
+  PetscInt  load_steps;
+} RunControl;
+
+static PetscErrorCode ReadRunControl(MPI_Comm comm, RunControl *rc)
+{
+  PetscBool set;
+  PetscFunctionBegin;
+  PetscCall(TdOptionsString(NULL, "output", "result file (HDF5; an .xdmf is written beside it)", "tribodyn.h5", rc->output, sizeof rc->output, NULL));
+  PetscCall(TdOptionsBool(NULL, "static", "solve static equilibrium (no inertia, loads and gravity ramped)", PETSC_FALSE, &rc->is_static, NULL));
+  PetscCall(TdOptionsInt(NULL, "load_steps", "load steps of a static solve", 10, &rc->load_steps, NULL));
+  PetscCall(TdOptionsRealPositive(NULL, "t_final", "end time", "s", 0.01, PETSC_TRUE, &rc->t_final, NULL));
+  PetscCall(TdOptionsRealPositive(NULL, "dt", "time step", "s", 1e-4, PETSC_TRUE, &rc->dt, NULL));
+  PetscCall(TdOptionsRealPositive(NULL, "output_dt", "interval between output records (default: every step)", "s", rc->dt, PETSC_TRUE, &rc->output_dt, &set));
+  PetscCall(TdOptionsBool(NULL, "progress", "print a progress line every 5 % of the run", PETSC_TRUE, &rc->progress, NULL));
+  if (rc->load_steps < 1) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -load_steps = %" PetscInt_FMT ": at least one load step is needed", rc->load_steps);
+  if (rc->output_dt < rc->dt * (1 - 1e-12)) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -output_dt = %g is smaller than the time step -dt = %g; records are written at step ends", (double)rc->output_dt, (double)rc->dt);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const SeriesIds *ids)
+{
+  PetscLogDouble wall0, now;
+  PetscMPIInt    rank;
+  PetscInt       total_newton = 0, total_steps = 0;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCall(PetscTime(&wall0));
+  if (rc->is_static) {
+    s->load_factor = 0;
+    PetscCall(TdSolverInitialize(s));
+    PetscCall(WriteRecord(s, out, ids, wall0, 0));
+    for (PetscInt k = 1; k <= rc->load_steps; k++) {
+      PetscInt its0 = s->newton_its;
+      PetscCall(TdSolverStatic(s, (PetscReal)k / rc->load_steps));
+      total_newton += s->newton_its - its0;
+      PetscCall(PetscTime(&now));
+      if (rc->progress) PetscCall(PetscPrintf(s->comm, "tribodyn: load step %" PetscInt_FMT "/%" PetscInt_FMT ", load factor %.3f, Newton iterations %" PetscInt_FMT ", wall %.2f s\n", k, rc->load_steps, (double)s->load_factor, s->newton_its - its0, (double)(now - wall0)));
+      PetscCall(WriteRecord(s, out, ids, wall0, s->load_factor));
+    }
+  } else {
+    PetscReal next_output = rc->output_dt, next_progress = 0.05 * rc->t_final;
+    PetscCall(TdSolverInitialize(s));
+    PetscCall(WriteRecord(s, out, ids, wall0, 0));
+    while (s->t < rc->t_final * (1 - 1e-12)) {
+      PetscReal h = PetscMin(rc->dt, rc->t_final - s->t);
+      PetscInt  its0 = s->newton_its;
+      /* land on output times exactly */
+      if (s->t + h > next_output * (1 + 1e-12)) h = next_output - s->t;
+      PetscCall(TdSolverStep(s, h));
+      total_newton += s->newton_its - its0;
+      total_steps++;
+      if (s->t >= next_output * (1 - 1e-9) || s->t >= rc->t_final * (1 - 1e-12)) {
+        PetscCall(WriteRecord(s, out, ids, wall0, s->t));
+        next_output += rc->output_dt;
+      }
+      if (rc->progress && s->t >= next_progress * (1 - 1e-9)) {
+        PetscCall(PetscTime(&now));
+        PetscCall(PetscPrintf(s->comm, "tribodyn: t = %.6g s (%3.0f %%), %" PetscInt_FMT " steps, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, wall %.2f s\n", (double)s->t, (double)(100 * s->t / rc->t_final), total_steps, total_newton, (double)total_newton / PetscMax(total_steps, 1), s->rejected, (double)(now - wall0)));
+        while (next_progress <= s->t * (1 + 1e-9)) next_progress += 0.05 * rc->t_final;
+      }
+    }
+  }
+  PetscCall(PetscTime(&now));
+  PetscCall(PetscPrintf(s->comm, "tribodyn: done, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations, %" PetscInt_FMT " rejected, wall %.2f s; results in %s\n", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, s->rejected, (double)(now - wall0), rc->output));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  TdModel        model  = NULL;
+  TdSolver       solver = NULL;
+  TdOutput       out    = NULL;
+  RunControl     rc;
+  SeriesIds      ids;
+  PetscErrorCode ierr;
+  MPI_Comm       comm;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  comm = PETSC_COMM_WORLD;
+  PetscCall(TdOptionsInitialize(comm));
+  if (TdOptionsHelpRequested()) PetscCall((*PetscHelpPrintf)(comm, "%s", option_reference));
+  PetscCall(ReadRunControl(comm, &rc));
+  PetscCall(TdModelCreateFromOptions(comm, &model));
+  PetscCall(TdSolverCreate(model, &solver));
+  PetscCall(TdSolverSetFromOptions(solver));
+  if (TdOptionsHelpRequested()) {
+    PetscCall(TdSolverDestroy(&solver));
+    PetscCall(TdModelDestroy(&model));
+    PetscCall(TdOptionsFinalize());
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  PetscCall(TdOptionsCheckUnknown(comm));
+  PetscCall(TdModelView(model, PETSC_VIEWER_STDOUT_(comm)));
+
+  PetscCall(TdOutputCreate(comm, rc.output, &out));
+  {
+    char *all;
+    PetscCall(TdOptionsAllString(&all));
+    PetscCall(TdOutputSetAttribute(out, "/", "options", all));
+    PetscCall(PetscFree(all));
+  }
+  PetscCall(SetupOutput(model, out, &ids));
+  ierr = Run(solver, out, &rc, &ids);
+  if (ierr) {
+    /* the record so far stays readable, marked as failed */
+    char status[256];
+    PetscCall(PetscSNPrintf(status, sizeof status, "failed: error %d at t = %g s (see the run's error output)", (int)ierr, (double)solver->t));
+    PetscCall(TdOutputClose(&out, status));
+    PetscCall(TdSolverDestroy(&solver));
+    PetscCall(TdModelDestroy(&model));
+    PetscCall(TdOptionsFinalize());
+    PetscCall(PetscFinalize());
+    return (int)ierr;
+  }
+  PetscCall(TdOutputClose(&out, "complete"));
+  PetscCall(TdSolverDestroy(&solver));
+  PetscCall(TdModelDestroy(&model));
+  PetscCall(TdOptionsFinalize());
   PetscCall(PetscFinalize());
   return 0;
 }

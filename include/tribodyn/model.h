@@ -1,0 +1,143 @@
+#ifndef TRIBODYN_MODEL_H
+#define TRIBODYN_MODEL_H
+/*
+  The mechanical model: bodies, loads, joints (constraints and drives), sensors
+  (src/model/).  Built from the options database by TdModelCreateFromOptions, which validates
+  every input and reports errors naming the option or file.
+
+  Coordinates.  Every node of an ANCF body carries 12 absolute coordinates
+  [r, r_X, r_Y, r_Z] (formulation.md §1), the slopes taken with respect to the global reference
+  axes.  All ANCF nodes of the model form one "full" coordinate vector, body after body;
+  clamped nodes are eliminated (formulation.md §4), the others are "free" and numbered
+  0..nfree-1 in the same order.  The unknown vector of a step is [free coordinates,
+  scaled multipliers] (formulation.md §6).  Meshes are small next to the cost of the element
+  kernels, so every rank holds the whole model and the whole state; elements are divided
+  between ranks and threads.
+*/
+#include <petscsys.h>
+#include <petscviewer.h>
+#include <tribodyn/ancf3843.h>
+#include <tribodyn/mesh.h>
+
+#define TD_NAME_LEN 64
+#define TD_NODE_DOF 12
+
+typedef enum { TD_BODY_ANCF, TD_BODY_RIGID } TdBodyType;
+
+typedef struct {
+  char       name[TD_NAME_LEN];
+  TdBodyType type;
+  TdMesh     mesh;
+  PetscReal  E, nu, rho, damping;
+  Ancf3843Material material;
+  PetscInt   ngeometry;          /* distinct cell sizes */
+  Ancf3843Geometry *geometry;
+  PetscInt  *cell_geometry;      /* ncells: index into geometry */
+  PetscInt   node_offset;        /* first node of this body in the full numbering */
+  PetscBool *clamped;            /* nnodes */
+  PetscReal  mass;               /* [kg] */
+  PetscReal  initial_velocity[3];/* ANCF: uniform initial velocity [m/s] */
+  /* rigid: x(X, t) = c + v t + R(w t) R0 (X - c0)... see body.c */
+  PetscReal  velocity[3], rotation[3], angular_velocity[3], center[3];
+  PetscReal  R0[9];
+  PetscReal  size;               /* bounding-box diagonal [m] */
+} TdBody;
+
+/* A material point of a body: its cell, local coordinates and shape functions. */
+typedef struct {
+  PetscInt  body, cell;
+  PetscReal X[3], xi[3];
+  PetscReal S[ANCF3843_NSHAPE];       /* shape functions at xi (global-axis slopes) */
+  PetscInt  coord[ANCF3843_NDOF];     /* full coordinate index of element entry 3k+i */
+} TdMaterialPoint;
+
+typedef enum { TD_PROFILE_CONSTANT, TD_PROFILE_RAMP, TD_PROFILE_HALFSINE, TD_PROFILE_TABLE } TdProfileType;
+
+typedef struct {
+  char            name[TD_NAME_LEN];
+  TdMaterialPoint point;
+  PetscReal       force[3];
+  TdProfileType   profile;
+  PetscReal       start, duration;
+  PetscInt        ntable;
+  PetscReal      *table_t, *table_f;
+} TdLoad;
+
+typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER } TdJointType;
+
+typedef struct {
+  char            name[TD_NAME_LEN];
+  TdJointType     type;
+  TdMaterialPoint point;
+  PetscBool       component[3];   /* point: held components */
+  PetscReal       crank_radius, rod_ratio, rpm, theta0, offset;
+  PetscReal       crank_center;   /* x of the crank centre, so that x_P(0) = X_P */
+  PetscInt        first_row, nrows;
+} TdJoint;
+
+typedef struct {
+  char            name[TD_NAME_LEN];
+  TdMaterialPoint point;
+} TdSensor;
+
+/* One linear constraint row: sum_t coef[t] q_full[coord[t]] = b(t) (formulation.md §4). */
+typedef struct {
+  PetscInt  nterms;
+  PetscInt  coord[ANCF3843_NDOF];
+  PetscReal coef[ANCF3843_NDOF];
+  PetscInt  joint;      /* owning joint */
+  PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t) */
+  PetscReal b0;
+} TdConstraintRow;
+
+typedef struct _p_TdModel *TdModel;
+struct _p_TdModel {
+  MPI_Comm   comm;
+  PetscInt   nbodies, nloads, njoints, nsensors;
+  TdBody    *bodies;
+  TdLoad    *loads;
+  TdJoint   *joints;
+  TdSensor  *sensors;
+  PetscReal  gravity[3];
+  /* coordinates */
+  PetscInt   nnodes;       /* ANCF nodes, all bodies */
+  PetscInt   nfull;        /* 12 nnodes */
+  PetscInt   nfree;
+  PetscInt  *free_index;   /* nfull: free number or -1 (clamped) */
+  PetscReal *q_ref;        /* nfull: reference configuration */
+  PetscInt   nrows;        /* constraint rows */
+  TdConstraintRow *rows;
+  /* elements of all ANCF bodies, in order */
+  PetscInt   nelements;
+  PetscInt  *element_body, *element_cell;
+  PetscReal  mass_per_node; /* scaling of the constraint rows */
+  PetscReal  force_scale;   /* typical force [N], for absolute tolerances */
+};
+
+PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *model);
+PetscErrorCode TdModelDestroy(TdModel *model);
+PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
+
+/* Gathers element cell's 96 coordinates from a full vector (global slopes converted to the
+   cell's material axes).  coord receives the full indices. */
+void TdModelElementGather(TdModel model, PetscInt element, const PetscReal full[], PetscReal e[ANCF3843_NDOF]);
+/* Rotates element forces/matrices from the cell's material axes back to global slopes. */
+void TdModelElementRotateForce(TdModel model, PetscInt element, PetscReal Q[ANCF3843_NDOF]);
+void TdModelElementRotateMatrix(TdModel model, PetscInt element, PetscReal K[ANCF3843_NDOF * ANCF3843_NDOF], PetscReal work[ANCF3843_NDOF * ANCF3843_NDOF]);
+void TdModelElementCoordinates(TdModel model, PetscInt element, PetscInt coord[ANCF3843_NDOF]);
+
+/* Locates the material point X of body b; errors name the option (what) if X is outside. */
+PetscErrorCode TdModelMaterialPoint(TdModel model, PetscInt body, const PetscReal X[3], const char what[], TdMaterialPoint *mp);
+/* r = sum S_k q_k at a material point of an ANCF body (q a full vector), or the rigid pose. */
+void TdModelPointValue(TdModel model, const TdMaterialPoint *mp, const PetscReal full[], PetscReal r[3]);
+/* Rigid body pose: position and velocity of material point X at time t. */
+void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, PetscReal x[3], PetscReal v[3]);
+
+/* Load vector of load l at time t (formulation.md F1 point loads): force [N]. */
+void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3]);
+/* Prescribed value of constraint row r and its first and second time derivatives. */
+void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot);
+/* Crank-slider kinematics x_P(t) relative to the crank centre (formulation.md §4). */
+void TdCrankSlider(const TdJoint *joint, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot);
+
+#endif

@@ -1,0 +1,61 @@
+#ifndef TRIBODYN_SOLVER_H
+#define TRIBODYN_SOLVER_H
+/*
+  One PETSc SNES per time step (or load step) over U = [free coordinates, scaled multipliers]
+  (formulation.md §5-§6): residual and analytic Jacobian assembly, generalised-alpha stepping
+  with step halving on Newton failure, static equilibrium with a load ramp (src/solver/).
+*/
+#include <petscsnes.h>
+#include <tribodyn/model.h>
+#include <tribodyn/galpha.h>
+
+typedef enum { TD_MODE_DYNAMIC, TD_MODE_ACCELERATION, TD_MODE_STATIC } TdSolveMode;
+
+typedef struct _p_TdSolver *TdSolver;
+struct _p_TdSolver {
+  MPI_Comm     comm;
+  TdModel      model;
+  PetscInt     N;                /* nfree + nrows */
+  Vec          U, R, Useq, Rseq; /* Useq, Rseq: the whole vector on every rank */
+  VecScatter   toall;
+  Mat          J;
+  SNES         snes;
+  PetscInt     elem_start, elem_end; /* elements of this rank */
+  PetscScalar *coo_v;
+  PetscCount   ncoo;
+  /* state at t_n (full coordinates) and the iterate at t_{n+1} */
+  PetscReal   *q, *v, *a, *qdd, *q1, *v1, *a1, *qdd1;
+  PetscReal   *lambda;           /* multipliers [N] at t_n */
+  PetscReal    t, dt;
+  GalphaParams ga;
+  TdSolveMode  mode;
+  PetscReal    load_factor, step_dt, row_scale;
+  PetscInt     max_halvings;
+  /* threads */
+  PetscInt      nthreads;
+  Ancf3843Work *work;
+  PetscReal    *thread_r;        /* nthreads x nfull */
+  PetscReal    *rot_work;        /* nthreads x 96 x 96 */
+  /* statistics since the last call of TdSolverTakeStatistics */
+  PetscInt     newton_its, linear_its, steps, rejected;
+};
+
+PetscErrorCode TdSolverCreate(TdModel model, TdSolver *solver);
+/* Reads -dt, -rho_inf, ... and configures SNES from the options (MUMPS LU by default). */
+PetscErrorCode TdSolverSetFromOptions(TdSolver solver);
+PetscErrorCode TdSolverDestroy(TdSolver *solver);
+/* Initial state (reference configuration, initial velocities) and consistent accelerations. */
+PetscErrorCode TdSolverInitialize(TdSolver solver);
+/* Advances from t to t + dt (halving on Newton failure, up to max_halvings). */
+PetscErrorCode TdSolverStep(TdSolver solver, PetscReal dt);
+/* Static equilibrium at load factor s (from the current state), halving the increment on failure. */
+PetscErrorCode TdSolverStatic(TdSolver solver, PetscReal s);
+/* Energies of all ANCF bodies in the current state. */
+PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal *kinetic, PetscReal *strain);
+/* Joint reaction (force the joint exerts on its body at the point) [N]. */
+void TdSolverJointReaction(TdSolver solver, PetscInt joint, PetscReal f[3]);
+
+PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx);
+PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx);
+
+#endif

@@ -1,0 +1,580 @@
+/*
+  Residual and Jacobian of one step, generalised-alpha stepping and statics (solver.h).
+
+  Residual (formulation.md F15, 4th and 5th lines, at t_{n+1}):
+      R_q = M qdd + Q_int(q) + Q_v(q, v) - Q_g - Q_ext(t) + Phi_q^T lambda
+      R_c = s (Phi(q) - b(t))              s = row_scale, lambda = s lambda_hat
+  The rows and multipliers are scaled by s = (mass per node) * dqdd/dq so that the constraint
+  block has the size of the inertia block whatever dt (formulation.md §5); the rows then carry
+  force units, like R_q, and one SNES tolerance serves both.
+  Jacobian: element blocks c_M rho M_e + c_e dQ/de + c_v dQ/dedot assembled in COO form (each
+  thread writes its elements' blocks straight into the value array), plus the constant
+  constraint blocks s Phi_q.
+*/
+#include <tribodyn/solver.h>
+#include <tribodyn/options.h>
+#include <petsc/private/petscimpl.h>
+#include <omp.h>
+
+#define NDOF ANCF3843_NDOF
+
+static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(PetscMax(n, 1), p));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
+{
+  TdSolver    s;
+  PetscMPIInt rank, size;
+  PetscInt    ne, nfull;
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&s));
+  s->comm  = model->comm;
+  s->model = model;
+  nfull    = model->nfull;
+  s->N     = model->nfree + model->nrows;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  ne            = model->nelements;
+  s->elem_start = (ne * rank) / size;
+  s->elem_end   = (ne * (rank + 1)) / size;
+  PetscCall(AllocFull(nfull, &s->q));
+  PetscCall(AllocFull(nfull, &s->v));
+  PetscCall(AllocFull(nfull, &s->a));
+  PetscCall(AllocFull(nfull, &s->qdd));
+  PetscCall(AllocFull(nfull, &s->q1));
+  PetscCall(AllocFull(nfull, &s->v1));
+  PetscCall(AllocFull(nfull, &s->a1));
+  PetscCall(AllocFull(nfull, &s->qdd1));
+  PetscCall(AllocFull(model->nrows, &s->lambda));
+  s->nthreads = omp_get_max_threads();
+  PetscCall(PetscMalloc1(s->nthreads, &s->work));
+  PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
+  PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
+
+  PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
+  PetscCall(VecDuplicate(s->U, &s->R));
+  PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
+  PetscCall(VecDuplicate(s->Useq, &s->Rseq));
+
+  /* COO pattern: element blocks of this rank, then (rank 0) the constraint blocks */
+  {
+    PetscInt   nloc = s->elem_end - s->elem_start, nc = 0;
+    PetscInt  *ci, *cj, k = 0;
+    if (rank == 0)
+      for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms;
+    s->ncoo = (PetscCount)nloc * NDOF * NDOF + nc;
+    PetscCall(PetscMalloc2(s->ncoo, &ci, s->ncoo, &cj));
+    for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
+      PetscInt coord[NDOF], f[NDOF];
+      TdModelElementCoordinates(model, e, coord);
+      for (PetscInt i = 0; i < NDOF; i++) f[i] = model->free_index[coord[i]];
+      for (PetscInt i = 0; i < NDOF; i++)
+        for (PetscInt j = 0; j < NDOF; j++, k++) {
+          ci[k] = f[i];
+          cj[k] = f[j];
+        }
+    }
+    if (rank == 0)
+      for (PetscInt r = 0; r < model->nrows; r++) {
+        const TdConstraintRow *row = &model->rows[r];
+        for (PetscInt t = 0; t < row->nterms; t++, k += 2) {
+          ci[k]     = model->nfree + r;
+          cj[k]     = model->free_index[row->coord[t]];
+          ci[k + 1] = model->free_index[row->coord[t]];
+          cj[k + 1] = model->nfree + r;
+          if (cj[k] < 0) ci[k] = ci[k + 1] = -1; /* a clamped coordinate: a constant term */
+        }
+      }
+    PetscCall(MatCreate(s->comm, &s->J));
+    PetscCall(MatSetSizes(s->J, PETSC_DECIDE, PETSC_DECIDE, s->N, s->N));
+    {
+      PetscInt nlocal;
+      PetscCall(VecGetLocalSize(s->U, &nlocal));
+      PetscCall(MatSetSizes(s->J, nlocal, nlocal, s->N, s->N));
+    }
+    PetscCall(MatSetType(s->J, MATAIJ));
+    PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
+    PetscCall(PetscFree2(ci, cj));
+    PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->coo_v));
+  }
+
+  PetscCall(SNESCreate(s->comm, &s->snes));
+  PetscCall(SNESSetFunction(s->snes, s->R, TdSolverResidual, s));
+  PetscCall(SNESSetJacobian(s->snes, s->J, s->J, TdSolverJacobian, s));
+  galpha_params(1.0, &s->ga);
+  s->max_halvings = 6;
+  *out            = s;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverSetFromOptions(TdSolver s)
+{
+  KSP       ksp;
+  PC        pc;
+  PetscReal rho_inf = 0.9, atol;
+  PetscFunctionBegin;
+  PetscCall(TdOptionsReal(NULL, "rho_inf", "generalised-alpha spectral radius at infinite frequency, in [0, 1]", NULL, rho_inf, &rho_inf, NULL));
+  if (!(rho_inf >= 0 && rho_inf <= 1)) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -rho_inf = %g: the spectral radius must lie in [0, 1]", (double)rho_inf);
+  galpha_params(rho_inf, &s->ga);
+  PetscCall(TdOptionsInt(NULL, "max_step_halvings", "times a step whose Newton solve fails is halved before the run stops", s->max_halvings, &s->max_halvings, NULL));
+  if (s->max_halvings < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -max_step_halvings must not be negative");
+  /* defaults that work out of the box; every -snes_/-ksp_/-pc_ option overrides them */
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCLU));
+  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+  atol = 1e-10 * PetscMax(s->model->force_scale, 1e-12);
+  for (PetscInt l = 0; l < s->model->nloads; l++) {
+    const PetscReal *f = s->model->loads[l].force;
+    atol               = PetscMax(atol, 1e-10 * PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+  }
+  PetscCall(SNESSetTolerances(s->snes, atol, 1e-9, 1e-14, 25, 10000));
+  PetscCall(SNESSetFromOptions(s->snes));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverDestroy(TdSolver *solver)
+{
+  TdSolver s = *solver;
+  PetscFunctionBegin;
+  if (!s) PetscFunctionReturn(0);
+  PetscCall(SNESDestroy(&s->snes));
+  PetscCall(MatDestroy(&s->J));
+  PetscCall(VecDestroy(&s->U));
+  PetscCall(VecDestroy(&s->R));
+  PetscCall(VecDestroy(&s->Useq));
+  PetscCall(VecDestroy(&s->Rseq));
+  PetscCall(VecScatterDestroy(&s->toall));
+  PetscCall(PetscFree(s->coo_v));
+  PetscCall(PetscFree(s->q));
+  PetscCall(PetscFree(s->v));
+  PetscCall(PetscFree(s->a));
+  PetscCall(PetscFree(s->qdd));
+  PetscCall(PetscFree(s->q1));
+  PetscCall(PetscFree(s->v1));
+  PetscCall(PetscFree(s->a1));
+  PetscCall(PetscFree(s->qdd1));
+  PetscCall(PetscFree(s->lambda));
+  PetscCall(PetscFree(s->work));
+  PetscCall(PetscFree(s->thread_r));
+  PetscCall(PetscFree(s->rot_work));
+  PetscCall(PetscFree(s));
+  *solver = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* Jacobian coefficients of the current mode: c_M (inertia), c_e (stiffness), c_v (damping). */
+static void ModeCoefficients(TdSolver s, PetscReal *cM, PetscReal *ce, PetscReal *cv)
+{
+  switch (s->mode) {
+  case TD_MODE_DYNAMIC:
+    *cM = galpha_mass_coefficient(&s->ga, s->step_dt);
+    *ce = 1;
+    *cv = galpha_velocity_coefficient(&s->ga, s->step_dt);
+    break;
+  case TD_MODE_ACCELERATION:
+    *cM = 1;
+    *ce = 0;
+    *cv = 0;
+    break;
+  case TD_MODE_STATIC:
+    *cM = 0;
+    *ce = 1;
+    *cv = 0;
+    break;
+  }
+}
+
+/* The iterate's q1, v1, qdd1 (full vectors) from the whole unknown vector u. */
+static void IterateFromUnknowns(TdSolver s, const PetscScalar u[])
+{
+  TdModel         m = s->model;
+  const PetscInt  n = m->nfull;
+  switch (s->mode) {
+  case TD_MODE_DYNAMIC:
+    for (PetscInt i = 0; i < n; i++) s->q1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : m->q_ref[i];
+    galpha_rates(&s->ga, s->step_dt, n, s->q1, s->q, s->v, s->a, s->qdd, s->v1, s->a1, s->qdd1);
+    break;
+  case TD_MODE_ACCELERATION:
+    for (PetscInt i = 0; i < n; i++) {
+      s->q1[i]   = s->q[i];
+      s->v1[i]   = s->v[i];
+      s->qdd1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : 0;
+      s->a1[i]   = s->qdd1[i];
+    }
+    break;
+  case TD_MODE_STATIC:
+    for (PetscInt i = 0; i < n; i++) {
+      s->q1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : m->q_ref[i];
+      s->v1[i] = s->qdd1[i] = s->a1[i] = 0;
+    }
+    break;
+  }
+}
+
+static PetscReal StepTime(TdSolver s) { return s->mode == TD_MODE_DYNAMIC ? s->t + s->step_dt : s->t; }
+
+PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
+{
+  TdSolver           s = (TdSolver)ctx;
+  TdModel            m = s->model;
+  const PetscScalar *u;
+  PetscScalar       *r;
+  PetscMPIInt        rank;
+  const PetscInt     nfull = m->nfull;
+  const PetscReal    t1    = StepTime(s);
+  const PetscReal    gscale = s->mode == TD_MODE_STATIC ? s->load_factor : 1;
+  PetscBool          finite = PETSC_TRUE;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  IterateFromUnknowns(s, u);
+
+  /* elements: inertia, internal and damping forces, gravity (threads over this rank's elements) */
+#pragma omp parallel
+  {
+    const int        tid  = omp_get_thread_num();
+    PetscReal       *rf   = &s->thread_r[(size_t)tid * nfull];
+    Ancf3843Work    *work = &s->work[tid];
+    for (PetscInt i = 0; i < nfull; i++) rf[i] = 0;
+#pragma omp for schedule(static)
+    for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
+      const TdBody           *body = &m->bodies[m->element_body[e]];
+      const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
+      PetscReal               eq[NDOF], ev[NDOF], ea[NDOF], Q[NDOF];
+      PetscInt                coord[NDOF];
+      TdModelElementGather(m, e, s->q1, eq);
+      TdModelElementGather(m, e, s->v1, ev);
+      TdModelElementGather(m, e, s->qdd1, ea);
+      ancf3843_internal_force(geo, &body->material, eq, ev, Q, NULL, work);
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
+        PetscReal mk[3] = {0, 0, 0};
+        for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) {
+          const PetscReal mkl = geo->mass_unit[k][l];
+          mk[0] += mkl * ea[3 * l];
+          mk[1] += mkl * ea[3 * l + 1];
+          mk[2] += mkl * ea[3 * l + 2];
+        }
+        for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] += body->rho * (mk[i] - gscale * m->gravity[i] * geo->shape_integral[k]);
+      }
+      TdModelElementRotateForce(m, e, Q);
+      TdModelElementCoordinates(m, e, coord);
+      for (PetscInt i = 0; i < NDOF; i++) rf[coord[i]] += Q[i];
+    }
+  }
+  for (PetscInt t = 1; t < s->nthreads; t++) {
+    const PetscReal *rt = &s->thread_r[(size_t)t * nfull];
+    for (PetscInt i = 0; i < nfull; i++) s->thread_r[i] += rt[i];
+  }
+  PetscCall(VecZeroEntries(s->Rseq));
+  PetscCall(VecGetArray(s->Rseq, &r));
+  if (rank == 0) {
+    PetscReal *rf = s->thread_r;
+    /* point loads (static: the full force times the load factor) */
+    for (PetscInt l = 0; l < m->nloads; l++) {
+      const TdLoad *load = &m->loads[l];
+      PetscReal     f[3];
+      if (s->mode == TD_MODE_STATIC)
+        for (PetscInt i = 0; i < 3; i++) f[i] = s->load_factor * load->force[i];
+      else TdLoadForce(load, t1, f);
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+        for (PetscInt i = 0; i < 3; i++) rf[load->point.coord[3 * k + i]] -= load->point.S[k] * f[i];
+    }
+    /* constraints: Phi_q^T lambda and the scaled rows */
+    for (PetscInt c = 0; c < m->nrows; c++) {
+      const TdConstraintRow *row = &m->rows[c];
+      const PetscReal        lam = s->row_scale * u[m->nfree + c];
+      PetscReal              b, bd, bdd, phi = 0;
+      const PetscReal       *x = s->mode == TD_MODE_ACCELERATION ? s->qdd1 : s->q1;
+      TdConstraintTarget(m, c, t1, &b, &bd, &bdd);
+      for (PetscInt k = 0; k < row->nterms; k++) {
+        rf[row->coord[k]] += row->coef[k] * lam;
+        phi += row->coef[k] * x[row->coord[k]];
+      }
+      r[m->nfree + c] = s->row_scale * (phi - (s->mode == TD_MODE_ACCELERATION ? bdd : b));
+    }
+  }
+  for (PetscInt i = 0; i < nfull; i++) {
+    const PetscInt f = m->free_index[i];
+    if (f >= 0) r[f] += s->thread_r[i];
+  }
+  for (PetscInt i = 0; i < s->N; i++)
+    if (PetscIsInfOrNanReal(r[i])) finite = PETSC_FALSE;
+  PetscCall(VecRestoreArray(s->Rseq, &r));
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  PetscCall(VecZeroEntries(R));
+  PetscCall(VecScatterBegin(s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
+  if (!finite) PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
+{
+  TdSolver           s = (TdSolver)ctx;
+  TdModel            m = s->model;
+  const PetscScalar *u;
+  PetscReal          cM, ce, cv;
+  PetscMPIInt        rank;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  ModeCoefficients(s, &cM, &ce, &cv);
+  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  IterateFromUnknowns(s, u);
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+#pragma omp parallel
+  {
+    const int     tid  = omp_get_thread_num();
+    Ancf3843Work *work = &s->work[tid];
+    PetscReal    *rot  = &s->rot_work[(size_t)tid * NDOF * NDOF];
+#pragma omp for schedule(static)
+    for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
+      const TdBody           *body = &m->bodies[m->element_body[e]];
+      const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
+      PetscReal              *K    = &s->coo_v[(size_t)(e - s->elem_start) * NDOF * NDOF];
+      PetscReal               eq[NDOF], ev[NDOF];
+      if (ce != 0 || cv != 0) {
+        TdModelElementGather(m, e, s->q1, eq);
+        TdModelElementGather(m, e, s->v1, ev);
+        ancf3843_tangent(geo, &body->material, eq, ev, ce, cv, K, work);
+      } else
+        for (PetscInt i = 0; i < NDOF * NDOF; i++) K[i] = 0;
+      if (cM != 0) {
+        const PetscReal c = cM * body->rho;
+        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+          for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) {
+            const PetscReal mkl = c * geo->mass_unit[k][l];
+            for (PetscInt i = 0; i < 3; i++) K[(3 * k + i) * NDOF + 3 * l + i] += mkl;
+          }
+      }
+      TdModelElementRotateMatrix(m, e, K, rot);
+    }
+  }
+  if (rank == 0) {
+    PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
+    for (PetscInt c = 0; c < m->nrows; c++) {
+      const TdConstraintRow *row = &m->rows[c];
+      for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
+    }
+  }
+  PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
+  if (J != P) {
+    PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Fills U from the full vector x (free entries) and the multipliers. */
+static PetscErrorCode SetUnknowns(TdSolver s, const PetscReal x[], const PetscReal lambda[])
+{
+  TdModel     m = s->model;
+  PetscInt    lo, hi;
+  PetscScalar *u;
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+  PetscCall(VecGetArray(s->U, &u));
+  for (PetscInt i = 0; i < m->nfull; i++) {
+    PetscInt f = m->free_index[i];
+    if (f >= lo && f < hi) u[f - lo] = x[i];
+  }
+  for (PetscInt c = 0; c < m->nrows; c++) {
+    PetscInt f = m->nfree + c;
+    if (f >= lo && f < hi) u[f - lo] = lambda[c] / s->row_scale;
+  }
+  PetscCall(VecRestoreArray(s->U, &u));
+  PetscFunctionReturn(0);
+}
+
+/* After a converged solve: the multipliers [N] of the solution. */
+static PetscErrorCode GetMultipliers(TdSolver s)
+{
+  const PetscScalar *u;
+  PetscFunctionBegin;
+  PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  IterateFromUnknowns(s, u);
+  for (PetscInt c = 0; c < s->model->nrows; c++) s->lambda[c] = s->row_scale * u[s->model->nfree + c];
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Solve(TdSolver s, PetscBool *converged)
+{
+  SNESConvergedReason reason;
+  PetscInt            its, lits;
+  PetscFunctionBegin;
+  PetscCall(SNESSolve(s->snes, NULL, s->U));
+  PetscCall(SNESGetConvergedReason(s->snes, &reason));
+  PetscCall(SNESGetIterationNumber(s->snes, &its));
+  PetscCall(SNESGetLinearSolveIterations(s->snes, &lits));
+  s->newton_its += its;
+  s->linear_its += lits;
+  *converged = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverInitialize(TdSolver s)
+{
+  TdModel   m = s->model;
+  PetscBool ok;
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m->nfull; i++) {
+    s->q[i] = m->q_ref[i];
+    s->v[i] = s->a[i] = s->qdd[i] = 0;
+  }
+  for (PetscInt b = 0; b < m->nbodies; b++) {
+    const TdBody *body = &m->bodies[b];
+    if (body->type != TD_BODY_ANCF) continue;
+    for (PetscInt n = 0; n < body->mesh.nnodes; n++)
+      if (!body->clamped[n])
+        for (PetscInt i = 0; i < 3; i++) s->v[TD_NODE_DOF * (body->node_offset + n) + i] = body->initial_velocity[i];
+  }
+  s->t = 0;
+  /* consistent initial accelerations: M qdd + Phi_q^T lambda = Q(q0, v0, 0), Phi_q qdd = b''(0) */
+  s->mode      = TD_MODE_ACCELERATION;
+  s->row_scale = m->mass_per_node;
+  PetscCall(SetUnknowns(s, s->qdd, s->lambda));
+  PetscCall(Solve(s, &ok));
+  if (!ok) SETERRQ(s->comm, PETSC_ERR_NOT_CONVERGED, "The consistent initial accelerations could not be computed (the linear solve failed); check that every body is held or free to move as intended (-snes_monitor -ksp_view show more)");
+  PetscCall(GetMultipliers(s));
+  for (PetscInt i = 0; i < m->nfull; i++) s->a[i] = s->qdd[i] = s->qdd1[i];
+  s->newton_its = s->linear_its = 0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
+{
+  TdModel   m = s->model;
+  PetscBool ok;
+  PetscFunctionBegin;
+  s->mode      = TD_MODE_DYNAMIC;
+  s->step_dt   = dt;
+  s->row_scale = m->mass_per_node * galpha_mass_coefficient(&s->ga, dt);
+  galpha_predict(&s->ga, dt, m->nfull, s->q, s->v, s->a, s->q1);
+  PetscCall(SetUnknowns(s, s->q1, s->lambda));
+  PetscCall(Solve(s, &ok));
+  if (!ok) {
+    SNESConvergedReason reason;
+    PetscCall(SNESGetConvergedReason(s->snes, &reason));
+    s->rejected++;
+    if (depth >= s->max_halvings)
+      SETERRQ(s->comm, PETSC_ERR_NOT_CONVERGED, "Newton did not converge at t = %g s (%s) even after halving the step %" PetscInt_FMT " times (dt = %g s); try a smaller -dt, more -max_step_halvings, or look at -snes_monitor -snes_converged_reason", (double)s->t, SNESConvergedReasons[reason], depth, (double)dt);
+    PetscCall(PetscInfo(s->snes, "step at t = %g with dt = %g failed (%s); halving\n", (double)s->t, (double)dt, SNESConvergedReasons[reason]));
+    PetscCall(StepRecursive(s, dt / 2, depth + 1));
+    PetscCall(StepRecursive(s, dt / 2, depth + 1));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GetMultipliers(s));
+  for (PetscInt i = 0; i < m->nfull; i++) {
+    s->q[i]   = s->q1[i];
+    s->v[i]   = s->v1[i];
+    s->a[i]   = s->a1[i];
+    s->qdd[i] = s->qdd1[i];
+  }
+  s->t += dt;
+  s->steps++;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverStep(TdSolver s, PetscReal dt)
+{
+  PetscFunctionBegin;
+  PetscCall(StepRecursive(s, dt, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscReal StaticRowScale(TdModel m)
+{
+  PetscReal scale = 0;
+  for (PetscInt b = 0; b < m->nbodies; b++) {
+    const TdBody *body = &m->bodies[b];
+    if (body->type == TD_BODY_ANCF && body->ngeometry) scale = PetscMax(scale, body->E * PetscMin(body->geometry[0].a, PetscMin(body->geometry[0].b, body->geometry[0].c)));
+  }
+  return scale > 0 ? scale : 1;
+}
+
+static PetscErrorCode StaticRecursive(TdSolver s, PetscReal from, PetscReal to, PetscInt depth)
+{
+  TdModel   m = s->model;
+  PetscBool ok;
+  PetscFunctionBegin;
+  s->mode        = TD_MODE_STATIC;
+  s->load_factor = to;
+  s->row_scale   = StaticRowScale(m);
+  PetscCall(SetUnknowns(s, s->q, s->lambda));
+  PetscCall(Solve(s, &ok));
+  if (!ok) {
+    s->rejected++;
+    if (depth >= s->max_halvings)
+      SETERRQ(s->comm, PETSC_ERR_NOT_CONVERGED, "Static Newton did not converge at load factor %g even after halving the increment %" PetscInt_FMT " times; use more -load_steps or look at -snes_monitor", (double)to, depth);
+    PetscCall(StaticRecursive(s, from, 0.5 * (from + to), depth + 1));
+    PetscCall(StaticRecursive(s, 0.5 * (from + to), to, depth + 1));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GetMultipliers(s));
+  for (PetscInt i = 0; i < m->nfull; i++) s->q[i] = s->q1[i];
+  s->steps++;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverStatic(TdSolver s, PetscReal load_factor)
+{
+  PetscFunctionBegin;
+  PetscCall(StaticRecursive(s, s->load_factor, load_factor, 0));
+  s->t = load_factor;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal *kinetic, PetscReal *strain)
+{
+  TdModel   m  = s->model;
+  PetscReal ek = 0, es = 0, sum[2];
+  PetscFunctionBegin;
+#pragma omp parallel reduction(+ : ek, es)
+  {
+    Ancf3843Work *work = &s->work[omp_get_thread_num()];
+#pragma omp for schedule(static)
+    for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
+      const TdBody           *body = &m->bodies[m->element_body[e]];
+      const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
+      PetscReal               eq[NDOF], ev[NDOF], zero[NDOF] = {0}, Q[NDOF], w;
+      TdModelElementGather(m, e, s->q, eq);
+      TdModelElementGather(m, e, s->v, ev);
+      ancf3843_internal_force(geo, &body->material, eq, zero, Q, &w, work);
+      es += w;
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+        for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) ek += 0.5 * body->rho * geo->mass_unit[k][l] * (ev[3 * k] * ev[3 * l] + ev[3 * k + 1] * ev[3 * l + 1] + ev[3 * k + 2] * ev[3 * l + 2]);
+    }
+  }
+  sum[0] = ek;
+  sum[1] = es;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sum, 2, MPIU_REAL, MPIU_SUM, s->comm));
+  *kinetic = sum[0];
+  *strain  = sum[1];
+  PetscFunctionReturn(0);
+}
+
+void TdSolverJointReaction(TdSolver s, PetscInt j, PetscReal f[3])
+{
+  const TdJoint *joint = &s->model->joints[j];
+  PetscInt       r     = joint->first_row;
+  f[0] = f[1] = f[2] = 0;
+  if (joint->type == TD_JOINT_POINT) {
+    for (PetscInt c = 0; c < 3; c++)
+      if (joint->component[c]) f[c] = -s->lambda[r++];
+  } else {
+    f[0] = -s->lambda[r];
+    f[1] = -s->lambda[r + 1];
+  }
+}

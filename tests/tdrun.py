@@ -1,0 +1,63 @@
+"""Helpers for tests that run the tribodyn program and read its HDF5 output (/usr/bin/python3)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+EXE = os.environ.get("TRIBODYN_EXE", "tribodyn")
+MPIEXEC = os.environ.get("TRIBODYN_MPIEXEC", "mpiexec")
+
+
+def run(args, nproc=1, threads=1, expect_ok=True, workdir=None, name="run"):
+    """Runs tribodyn with args (list); returns (path of the .h5, completed process)."""
+    workdir = workdir or tempfile.mkdtemp(prefix="tribodyn_test_")
+    out = os.path.join(workdir, name + ".h5")
+    cmd = [EXE] + list(args) + ["-output", out, "-progress", "false"]
+    if nproc > 1:
+        cmd = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-n", str(nproc)] + cmd
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if expect_ok and proc.returncode != 0:
+        sys.stderr.write(proc.stdout + proc.stderr)
+        raise SystemExit("tribodyn failed (exit %d): %s" % (proc.returncode, " ".join(cmd)))
+    return out, proc
+
+
+def sensor(path, name, quantity="displacement"):
+    with h5py.File(path, "r") as f:
+        return np.array(f["/time"]), np.array(f["/sensors/%s/%s" % (name, quantity)])
+
+
+def dataset(path, name):
+    with h5py.File(path, "r") as f:
+        return np.array(f[name])
+
+
+class Checks:
+    """Collects named comparisons, prints each with its error, and exits non-zero on failure."""
+
+    def __init__(self, title):
+        self.title = title
+        self.failed = 0
+        self.passed = 0
+        print(title)
+
+    def close(self, name, value, reference, rel_tol):
+        err = abs(value - reference) / abs(reference)
+        ok = err <= rel_tol
+        print("  %-48s %14.7e  reference %14.7e  error %.3e %s %.1e  %s"
+              % (name, value, reference, err, "<=" if ok else ">", rel_tol, "ok" if ok else "FAIL"))
+        self.passed += ok
+        self.failed += not ok
+
+    def true(self, name, condition, detail=""):
+        print("  %-48s %s  %s" % (name, "ok" if condition else "FAIL", detail))
+        self.passed += bool(condition)
+        self.failed += not condition
+
+    def finish(self):
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        sys.exit(1 if self.failed else 0)

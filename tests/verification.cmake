@@ -1,0 +1,9 @@
+# Verification against independent references, running the tribodyn program (label verification).
+# tribodyn_python_test(NAME SCRIPT LABELS...) runs tests/SCRIPT with /usr/bin/python3.
+function(tribodyn_python_test name script)
+  add_test(NAME ${name} COMMAND ${TRIBODYN_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/${script})
+  set_tests_properties(${name} PROPERTIES LABELS "${ARGN}" TIMEOUT 900
+    ENVIRONMENT "TRIBODYN_EXE=$<TARGET_FILE:tribodyn>;TRIBODYN_MPIEXEC=${MPIEXEC_EXECUTABLE};TRIBODYN_SOURCE_DIR=${PROJECT_SOURCE_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+endfunction()
+
+tribodyn_python_test(beam_statics verification/beam_statics.py verification)
