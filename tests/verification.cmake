@@ -7,3 +7,7 @@ function(tribodyn_python_test name script)
 endfunction()
 
 tribodyn_python_test(beam_statics verification/beam_statics.py verification)
+tribodyn_python_test(guide_frequencies verification/guide_frequencies.py verification)
+tribodyn_python_test(time_integration verification/time_integration.py verification)
+tribodyn_python_test(parallel_consistency verification/parallel_consistency.py verification mpi)
+tribodyn_python_test(jacobian verification/jacobian.py verification)

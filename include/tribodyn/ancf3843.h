@@ -24,6 +24,8 @@
 #define ANCF3843_NDOF 96
 #define ANCF3843_NQP 27 /* 3 x 3 x 3 Gauss points for the stiffness */
 #define ANCF3843_NQP_MASS 64 /* 4 x 4 x 4 Gauss points for the mass matrix (exact) */
+#define ANCF3843_NROW (3 * ANCF3843_NQP) /* (Gauss point q, material direction I) pairs */
+#define ANCF3843_NROW_PAD 96             /* NROW rounded up to a multiple of 32 */
 
 /* Tables that depend only on the element's edge lengths (shared by all equal elements). */
 typedef struct {
@@ -32,22 +34,34 @@ typedef struct {
   double w[ANCF3843_NQP];                            /* Gauss weight times det J */
   double dSdX[ANCF3843_NQP][3][ANCF3843_NSHAPE];     /* dS_k/dX_I at Gauss point q */
   double wc;                                         /* weight of the centre point (= volume) */
-  double dSdXc[3][ANCF3843_NSHAPE];                  /* dS_k/dX_I at the element centre */
+  double dSdXc[3][ANCF3843_NSHAPE];                  /* dS_k/dX_I at the element centre (output) */
   double mass_unit[ANCF3843_NSHAPE][ANCF3843_NSHAPE];/* int S_k S_l dV (unit density) */
   double shape_integral[ANCF3843_NSHAPE];            /* int S_k dV (gravity load) */
+  /* dSdX transposed, dSdXt[k][3 q + I] (rows padded with zeros to ANCF3843_NROW_PAD) so that
+     the deformation gradients of all Gauss points come out of one vectorised loop. */
+  double dSdXt[ANCF3843_NSHAPE][ANCF3843_NROW_PAD];
 } Ancf3843Geometry;
 
 /* St. Venant-Kirchhoff material with strain-rate damping, and the split of its elasticity
-   tensor used against Poisson/thickness locking (see ancf3843.c for the choice and why). */
+   tensor used against Poisson/thickness locking: the Poisson part acts on the element-mean
+   normal strains (see ancf3843.c for the choice and why). */
 typedef struct {
   double E, nu, rho;     /* Young's modulus [Pa], Poisson's ratio, density [kg/m^3] */
   double lambda, mu;     /* Lame constants */
   double damping;        /* beta_d [s] (F5) */
 } Ancf3843Material;
 
-/* Per-thread scratch space: the kernels never allocate. */
+/* Per-thread scratch space: the kernels never allocate.  Contents are private to ancf3843.c. */
 typedef struct {
-  double scratch[4 * ANCF3843_NQP * 3 * ANCF3843_NSHAPE + 16 * 81 * ANCF3843_NQP];
+  double et[3][ANCF3843_NSHAPE], edt[3][ANCF3843_NSHAPE]; /* e, edot by component */
+  double F[3][ANCF3843_NROW_PAD], Fd[3][ANCF3843_NROW_PAD]; /* F[a][3q+I], Fdot */
+  double P[3][ANCF3843_NROW_PAD];                   /* weighted first Piola stress P[a][3q+I] */
+  double St[ANCF3843_NQP][3][3];                    /* total second Piola stress at q */
+  double A[ANCF3843_NQP][3][3][3][3];               /* weighted dP_aI/dF_bJ: [q][a][b][I][J] */
+  double Wp[ANCF3843_NROW][3][8];                   /* A times dS/dX for a panel of 8 rows k */
+  double bbar[3][ANCF3843_NDOF];                    /* d(mean E_II)/de */
+  double dbar[3][ANCF3843_NDOF];                    /* d(mean Edot_II)/de */
+  double g[3][ANCF3843_NDOF];                       /* row factors of the Poisson term */
 } Ancf3843Work;
 
 /* (F1) the 32 shape functions at local point xi[3] of an a x b x c element. */
@@ -63,7 +77,8 @@ void ancf3843_reference_coordinates(double a, double b, double c, const double x
                                      double e[ANCF3843_NDOF]);
 
 /* (F2, F3, F5) Q = Q_int(e) + Q_v(e, edot): generalised internal and damping force.
-   If strain_energy is not NULL it receives the elastic strain energy of the element [J]. */
+   If strain_energy is not NULL it receives the elastic strain energy of the element [J].
+   edot may be NULL (at rest) in these three functions. */
 void ancf3843_internal_force(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
                              const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
                              double Q[ANCF3843_NDOF], double *strain_energy, Ancf3843Work *work);

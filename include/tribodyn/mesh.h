@@ -39,6 +39,7 @@ typedef struct {
   PetscInt   nsets;
   TdMeshSet *sets;
   PetscReal  bbox[6]; /* xmin, ymin, zmin, xmax, ymax, zmax */
+  PetscBool  uniform_axes; /* every cell has the same material axes (those of cell 0) */
 } TdMesh;
 
 /* Structured nx x ny x nz hexahedra of the box [x0,x1] x [y0,y1] x [z0,z1], meshed through the
@@ -48,6 +49,14 @@ PetscErrorCode TdMeshCreateBox(MPI_Comm comm, const PetscReal box[6], const Pets
    Errors (PETSC_ERR_FILE_OPEN / PETSC_ERR_USER_INPUT) name the file and what is wrong. */
 PetscErrorCode TdMeshLoad(MPI_Comm comm, const char path[], TdMesh *mesh);
 PetscErrorCode TdMeshDestroy(TdMesh *mesh);
+/* Gmsh is initialised once per process on first use (silent unless -mesh_gmsh_verbose) and
+   finalised by PetscFinalize().  Other modules that call the Gmsh C API directly must call
+   TdMeshInitializeGmsh() first and leave General.AbortOnError at 0 (see mesh_gmsh.c).
+   TdMeshGmshCheck() turns a Gmsh ierr and the errors Gmsh logged since the previous check into
+   a PETSc error with code `code`, naming `what` (the call) and `source` (the file). */
+PetscErrorCode TdMeshInitializeGmsh(MPI_Comm comm);
+PetscErrorCode TdMeshFinalizeGmsh(void);
+PetscErrorCode TdMeshGmshCheck(MPI_Comm comm, int ierr, PetscErrorCode code, const char what[], const char source[]);
 /* The set called name, or NULL. */
 const TdMeshSet *TdMeshFindSet(const TdMesh *mesh, const char name[]);
 /* Cell containing the reference point X and its local coordinates xi in [-1,1]^3; a point on the

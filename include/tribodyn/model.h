@@ -118,9 +118,10 @@ PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *model);
 PetscErrorCode TdModelDestroy(TdModel *model);
 PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
 
-/* Gathers element cell's 96 coordinates from a full vector (global slopes converted to the
-   cell's material axes).  coord receives the full indices. */
-void TdModelElementGather(TdModel model, PetscInt element, const PetscReal full[], PetscReal e[ANCF3843_NDOF]);
+/* Gathers an element's 96 coordinates from a full vector, global slopes converted to the
+   cell's material axes.  positions: full holds positions (not rates), which are then taken
+   relative to the element's first node (F and the internal force are translation invariant). */
+void TdModelElementGather(TdModel model, PetscInt element, const PetscReal full[], PetscBool positions, PetscReal e[ANCF3843_NDOF]);
 /* Rotates element forces/matrices from the cell's material axes back to global slopes. */
 void TdModelElementRotateForce(TdModel model, PetscInt element, PetscReal Q[ANCF3843_NDOF]);
 void TdModelElementRotateMatrix(TdModel model, PetscInt element, PetscReal K[ANCF3843_NDOF * ANCF3843_NDOF], PetscReal work[ANCF3843_NDOF * ANCF3843_NDOF]);

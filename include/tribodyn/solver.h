@@ -36,6 +36,9 @@ struct _p_TdSolver {
   Ancf3843Work *work;
   PetscReal    *thread_r;        /* nthreads x nfull */
   PetscReal    *rot_work;        /* nthreads x 96 x 96 */
+  PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
+  PetscReal    test_jacobian_max; /* largest ||J - J_fd||/||J|| seen */
+  PetscBool    in_test;
   /* statistics since the last call of TdSolverTakeStatistics */
   PetscInt     newton_its, linear_its, steps, rejected;
 };

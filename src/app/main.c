@@ -195,6 +195,7 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
   PetscCall(PetscTime(&wall0));
   if (rc->is_static) {
     s->load_factor = 0;
+    s->mode        = TD_MODE_STATIC;
     PetscCall(TdSolverInitialize(s));
     PetscCall(WriteRecord(s, out, ids, wall0, 0));
     for (PetscInt k = 1; k <= rc->load_steps; k++) {

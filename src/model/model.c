@@ -31,14 +31,21 @@ void TdModelElementCoordinates(TdModel model, PetscInt element, PetscInt coord[A
       for (PetscInt i = 0; i < 3; i++) coord[3 * (4 * n + j) + i] = TD_NODE_DOF * (body->node_offset + cell[n]) + 3 * j + i;
 }
 
-void TdModelElementGather(TdModel model, PetscInt element, const PetscReal full[], PetscReal e[ANCF3843_NDOF])
+void TdModelElementGather(TdModel model, PetscInt element, const PetscReal full[], PetscBool positions, PetscReal e[ANCF3843_NDOF])
 {
   const TdBody   *body = &model->bodies[model->element_body[element]];
   const PetscInt  c    = model->element_cell[element];
   const PetscInt *cell = &body->mesh.cells[8 * c];
+  PetscReal       origin[3] = {0, 0, 0};
+  /* Positions are taken relative to the element's first node: F = sum_k e_k (x) dS_k/dX is
+     unchanged by a translation, and without the shift the sum cancels terms of size
+     |x| / a, which limits the attainable residual for bodies far from the origin. */
+  if (positions)
+    for (PetscInt i = 0; i < 3; i++) origin[i] = full[TD_NODE_DOF * (body->node_offset + cell[0]) + i];
   for (PetscInt n = 0; n < 8; n++) {
     const PetscReal *qn = &full[TD_NODE_DOF * (body->node_offset + cell[n])];
     for (PetscInt k = 0; k < 12; k++) e[12 * n + k] = qn[k];
+    for (PetscInt i = 0; i < 3; i++) e[12 * n + i] -= origin[i];
   }
   if (!body->mesh.axis_aligned) {
     const PetscReal *axes = &body->mesh.axes[9 * c];

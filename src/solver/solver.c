@@ -120,6 +120,7 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   PetscCall(TdOptionsReal(NULL, "rho_inf", "generalised-alpha spectral radius at infinite frequency, in [0, 1]", NULL, rho_inf, &rho_inf, NULL));
   if (!(rho_inf >= 0 && rho_inf <= 1)) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -rho_inf = %g: the spectral radius must lie in [0, 1]", (double)rho_inf);
   galpha_params(rho_inf, &s->ga);
+  PetscCall(TdOptionsInt(NULL, "test_jacobian", "check the first N Newton Jacobians against central differences of the residual and print ||J - J_fd||_F/||J||_F (0: off)", 0, &s->test_jacobian, NULL));
   PetscCall(TdOptionsInt(NULL, "max_step_halvings", "times a step whose Newton solve fails is halved before the run stops", s->max_halvings, &s->max_halvings, NULL));
   if (s->max_halvings < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -max_step_halvings must not be negative");
   /* defaults that work out of the box; every -snes_/-ksp_/-pc_ option overrides them */
@@ -134,6 +135,15 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
     atol               = PetscMax(atol, 1e-10 * PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
   }
   PetscCall(SNESSetTolerances(s->snes, atol, 1e-9, 1e-14, 25, 10000));
+  {
+    /* Full Newton steps: in a total-Lagrangian structure the first step of a bending load
+       stretches the rotated fibres (by theta^2/2), so the residual norm rises before Newton
+       converges quadratically; a backtracking search would stall there.  A failed step is
+       halved by the time stepper instead (-snes_linesearch_type bt restores backtracking). */
+    SNESLineSearch ls;
+    PetscCall(SNESGetLineSearch(s->snes, &ls));
+    PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHBASIC));
+  }
   PetscCall(SNESSetFromOptions(s->snes));
   PetscFunctionReturn(0);
 }
@@ -217,6 +227,8 @@ static void IterateFromUnknowns(TdSolver s, const PetscScalar u[])
   }
 }
 
+static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J);
+
 static PetscReal StepTime(TdSolver s) { return s->mode == TD_MODE_DYNAMIC ? s->t + s->step_dt : s->t; }
 
 PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
@@ -250,9 +262,9 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
       PetscReal               eq[NDOF], ev[NDOF], ea[NDOF], Q[NDOF];
       PetscInt                coord[NDOF];
-      TdModelElementGather(m, e, s->q1, eq);
-      TdModelElementGather(m, e, s->v1, ev);
-      TdModelElementGather(m, e, s->qdd1, ea);
+      TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
+      TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
+      TdModelElementGather(m, e, s->qdd1, PETSC_FALSE, ea);
       ancf3843_internal_force(geo, &body->material, eq, ev, Q, NULL, work);
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
         PetscReal mk[3] = {0, 0, 0};
@@ -343,8 +355,8 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscReal              *K    = &s->coo_v[(size_t)(e - s->elem_start) * NDOF * NDOF];
       PetscReal               eq[NDOF], ev[NDOF];
       if (ce != 0 || cv != 0) {
-        TdModelElementGather(m, e, s->q1, eq);
-        TdModelElementGather(m, e, s->v1, ev);
+        TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
+        TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
         ancf3843_tangent(geo, &body->material, eq, ev, ce, cv, K, work);
       } else
         for (PetscInt i = 0; i < NDOF * NDOF; i++) K[i] = 0;
@@ -371,6 +383,90 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
   }
+  if (s->test_jacobian > 0 && !s->in_test) {
+    s->test_jacobian--;
+    PetscCall(TestJacobianCentral(s, snes, U, P));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  Central-difference check of the assembled Jacobian: column j of J_fd is
+  (R(U + h_j e_j) - R(U - h_j e_j)) / (2 h_j), h_j = 1e-6 max(|U_j|, 1e-2).  The truncation error
+  is O(h^2), so unlike a one-sided difference it resolves the Jacobian far below 1e-6 even where
+  the inertia term 1/(beta dt^2) makes the residual's roundoff large.
+*/
+static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
+{
+  Mat          Jfd, Jd;
+  Vec          Up, Rp, Rm;
+  PetscInt     lo, hi, N = s->N;
+  PetscReal    nd, nj;
+  PetscScalar *col;
+  PetscFunctionBegin;
+  s->in_test = PETSC_TRUE;
+  PetscCall(MatCreateDense(s->comm, PETSC_DECIDE, PETSC_DECIDE, N, N, NULL, &Jfd));
+  {
+    PetscInt nlocal;
+    PetscCall(MatDestroy(&Jfd));
+    PetscCall(VecGetLocalSize(U, &nlocal));
+    PetscCall(MatCreateDense(s->comm, nlocal, nlocal, N, N, NULL, &Jfd));
+  }
+  PetscCall(VecDuplicate(U, &Up));
+  PetscCall(VecDuplicate(U, &Rp));
+  PetscCall(VecDuplicate(U, &Rm));
+  PetscCall(VecGetOwnershipRange(U, &lo, &hi));
+  PetscCall(MatDenseGetArray(Jfd, &col));
+  for (PetscInt j = 0; j < N; j++) {
+    PetscScalar uj = 0, h;
+    const PetscScalar *rp, *rm;
+    if (j >= lo && j < hi) {
+      const PetscScalar *u;
+      PetscCall(VecGetArrayRead(U, &u));
+      uj = u[j - lo];
+      PetscCall(VecRestoreArrayRead(U, &u));
+    }
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &uj, 1, MPIU_SCALAR, MPIU_SUM, s->comm));
+    h = 1e-6 * PetscMax(PetscAbsScalar(uj), 1e-2);
+    PetscCall(VecCopy(U, Up));
+    PetscCall(VecSetValue(Up, j, uj + h, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(Up));
+    PetscCall(VecAssemblyEnd(Up));
+    PetscCall(TdSolverResidual(snes, Up, Rp, s));
+    PetscCall(VecSetValue(Up, j, uj - h, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(Up));
+    PetscCall(VecAssemblyEnd(Up));
+    PetscCall(TdSolverResidual(snes, Up, Rm, s));
+    PetscCall(VecGetArrayRead(Rp, &rp));
+    PetscCall(VecGetArrayRead(Rm, &rm));
+    for (PetscInt i = 0; i < hi - lo; i++) col[(size_t)j * (hi - lo) + i] = (rp[i] - rm[i]) / (2 * h);
+    PetscCall(VecRestoreArrayRead(Rp, &rp));
+    PetscCall(VecRestoreArrayRead(Rm, &rm));
+  }
+  PetscCall(MatDenseRestoreArray(Jfd, &col));
+  PetscCall(MatAssemblyBegin(Jfd, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Jfd, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(J, MATDENSE, MAT_INITIAL_MATRIX, &Jd));
+  PetscCall(MatNorm(Jd, NORM_FROBENIUS, &nj));
+  PetscCall(MatAXPY(Jfd, -1.0, Jd, SAME_NONZERO_PATTERN));
+  PetscCall(MatNorm(Jfd, NORM_FROBENIUS, &nd));
+  PetscCall(PetscPrintf(s->comm, "tribodyn: Jacobian test (central differences) at t = %g: ||J - J_fd||_F/||J||_F = %g, ||J||_F = %g\n", (double)StepTime(s), (double)(nd / nj), (double)nj));
+  s->test_jacobian_max = PetscMax(s->test_jacobian_max, nd / nj);
+  PetscCall(MatDestroy(&Jd));
+  PetscCall(MatDestroy(&Jfd));
+  PetscCall(VecDestroy(&Up));
+  PetscCall(VecDestroy(&Rp));
+  PetscCall(VecDestroy(&Rm));
+  /* restore the iterate of U */
+  {
+    const PetscScalar *u;
+    PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(s->Useq, &u));
+    IterateFromUnknowns(s, u);
+    PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  }
+  s->in_test = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -441,6 +537,7 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
         for (PetscInt i = 0; i < 3; i++) s->v[TD_NODE_DOF * (body->node_offset + n) + i] = body->initial_velocity[i];
   }
   s->t = 0;
+  if (s->mode == TD_MODE_STATIC) PetscFunctionReturn(0);
   /* consistent initial accelerations: M qdd + Phi_q^T lambda = Q(q0, v0, 0), Phi_q qdd = b''(0) */
   s->mode      = TD_MODE_ACCELERATION;
   s->row_scale = m->mass_per_node;
@@ -549,8 +646,8 @@ PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal *kinetic, PetscReal *strain)
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
       PetscReal               eq[NDOF], ev[NDOF], zero[NDOF] = {0}, Q[NDOF], w;
-      TdModelElementGather(m, e, s->q, eq);
-      TdModelElementGather(m, e, s->v, ev);
+      TdModelElementGather(m, e, s->q, PETSC_TRUE, eq);
+      TdModelElementGather(m, e, s->v, PETSC_FALSE, ev);
       ancf3843_internal_force(geo, &body->material, eq, zero, Q, &w, work);
       es += w;
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)

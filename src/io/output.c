@@ -1,0 +1,960 @@
+/*
+  Result file (include/tribodyn/output.h): HDF5 in the layout of docs/interface.md, plus an XDMF
+  file beside it (same path with .xdmf instead of .h5) that ParaView opens.
+
+  Rank 0 owns the file and makes every HDF5 call, with the default (sec2, non-MPI-IO) driver.
+  All ranks keep the same bookkeeping (series names and shapes, grids, record count), so series
+  ids agree everywhere; a failure on rank 0 is broadcast so that every rank returns the same
+  error code (TdOutputRootCall).  Data arguments are only read on rank 0.
+
+  Layout decisions:
+    - a time series is a chunked dataset of doubles with an unlimited first dimension (records):
+      1-D (n) for one column, n x ncols otherwise, n x nnodes x 3 for a hex body's positions;
+      a series added after some records exists with NaN (the fill value) in those records;
+    - /time is series 0, filled by TdOutputAppendRecord;
+    - /bodies/<b>/reference (nnodes x 3), /bodies/<b>/cells (ncells x 8, int64, VTK/XDMF
+      hexahedron order), /bodies/<b>/position and /bodies/<b>/displacement (n x nnodes x 3;
+      displacement = position - reference, NaN when the position was not set);
+    - /films/<f>/nodes (m x 3), /films/<f>/quads (k x 4, int64);
+    - static datasets with one column are 1-D; integers are stored as int64;
+    - string attributes are scalar variable-length UTF-8 strings (h5py reads them as str).
+  Only the row of the record being built is held in memory.  Each record ends with H5Fflush,
+  so a killed run keeps every completed record; the XDMF is rewritten (through a temporary file
+  and rename) at TdOutputCreate, TdOutputFlush and TdOutputClose, and describes the records
+  written up to then.  XDMF: a temporal collection of records, each a spatial collection of one
+  uniform grid per body (Hexahedron, geometry = its position in that record, attribute
+  displacement) and per surface (Quadrilateral, static nodes, its nodal fields); record
+  selections use the form ParaView's default (Xdmf3) readers understand, see TdXdmfRecord.
+*/
+#include <tribodyn/output.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+
+#if !defined(PETSC_USE_REAL_DOUBLE)
+  #error "src/io/output.c writes PetscReal as IEEE double; tribodyn needs PETSc with real double scalars"
+#endif
+
+typedef enum {
+  TD_SERIES_USER, /* set by TdOutputSetSeries */
+  TD_SERIES_TIME, /* /time, set by TdOutputAppendRecord */
+  TD_SERIES_DIFF  /* row of series 'source' minus 'ref' (hex body displacement) */
+} TdSeriesKind;
+
+typedef struct {
+  char        *name;     /* absolute dataset path */
+  TdSeriesKind kind;
+  PetscInt     ncols;    /* values per record */
+  int          rank;     /* dataset rank: 1, 2 or 3 */
+  hsize_t      shape[3]; /* shape[0] is the record count (not stored); shape[1..rank-1] */
+  PetscInt     source;   /* TD_SERIES_DIFF */
+  PetscReal   *ref;      /* TD_SERIES_DIFF, rank 0: ncols values subtracted from the source row */
+  hid_t        dset;     /* rank 0 */
+  PetscReal   *row;      /* rank 0: the record being built */
+  PetscBool    isset;    /* set in the record being built */
+} TdSeries;
+
+typedef struct {
+  char    *name;
+  PetscInt series;
+  PetscInt ncomp; /* 1: scalar, 3: vector */
+} TdField;
+
+typedef struct {
+  char     *name;
+  PetscBool hex;      /* hexahedra (body) or quadrilaterals (surface) */
+  PetscInt  nnodes, ncells;
+  char     *cells;    /* connectivity dataset */
+  char     *nodes;    /* static node coordinates (surfaces), NULL for bodies */
+  PetscInt  position; /* position series (bodies), -1 for surfaces */
+  PetscInt  nfields, maxfields;
+  TdField  *fields;
+} TdGrid;
+
+struct _p_TdOutput {
+  MPI_Comm    comm;
+  PetscMPIInt rank;
+  char       *path;   /* the .h5 file */
+  char       *xdmf;   /* the .xdmf file beside it */
+  char       *h5name; /* basename of path, as the XDMF refers to it */
+  hid_t       file, lcpl;
+  PetscInt    nseries, maxseries;
+  TdSeries   *series;
+  PetscInt    ngrids, maxgrids;
+  TdGrid     *grids;
+  PetscInt    nrecords;
+};
+
+/* ---------------------------------------------------------------------------------------------
+   HDF5 error reporting: automatic printing is off; a failed call becomes a PETSc error whose
+   message says what was being done and carries the innermost HDF5 error description.
+   --------------------------------------------------------------------------------------------- */
+typedef struct {
+  char  *buf;
+  size_t len;
+} TdH5Message;
+
+static herr_t TdH5WalkCallback(unsigned n, const H5E_error2_t *err, void *ctx)
+{
+  TdH5Message *m = (TdH5Message *)ctx;
+
+  if (n == 0 && err && err->desc) snprintf(m->buf, m->len, "%s [%s()]", err->desc, err->func_name ? err->func_name : "?");
+  return 0;
+}
+
+static void TdH5Describe(char msg[], size_t len)
+{
+  TdH5Message m;
+
+  m.buf = msg;
+  m.len = len;
+  snprintf(msg, len, "no details on the HDF5 error stack");
+  (void)H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, TdH5WalkCallback, &m);
+  (void)H5Eclear2(H5E_DEFAULT);
+}
+
+/* expr: an HDF5 call or assignment from one (negative on failure); then the printf-style
+   description of what was being done. */
+#define TdH5Check(expr, ...) \
+  do { \
+    if ((expr) < 0) { \
+      char td_h5_what_[PETSC_MAX_PATH_LEN + 512], td_h5_why_[1024]; \
+      TdH5Describe(td_h5_why_, sizeof(td_h5_why_)); \
+      PetscCall(PetscSNPrintf(td_h5_what_, sizeof(td_h5_what_), __VA_ARGS__)); \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "%s (HDF5: %s)", td_h5_what_, td_h5_why_); \
+    } \
+  } while (0)
+
+/* ---------------------------------------------------------------------------------------------
+   Rank 0 does the work, every rank learns its outcome.
+   --------------------------------------------------------------------------------------------- */
+static PetscErrorCode TdOutputShare(TdOutput out, PetscErrorCode ierr)
+{
+  int code = (int)ierr;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, out->comm));
+  if (!code) PetscFunctionReturn(0);
+  if (out->rank == 0) PetscCall((PetscErrorCode)code);
+  SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 failed writing the output file %s; see its error message", out->path);
+}
+
+#define TdOutputRootCall(out, call) \
+  do { \
+    PetscErrorCode td_root_ierr_ = 0; \
+    if ((out)->rank == 0) td_root_ierr_ = (call); \
+    PetscCall(TdOutputShare((out), td_root_ierr_)); \
+  } while (0)
+
+/* ---------------------------------------------------------------------------------------------
+   Small helpers (rank 0 unless said otherwise)
+   --------------------------------------------------------------------------------------------- */
+
+/* Absolute dataset path (all ranks). */
+static PetscErrorCode TdAbsolutePath(const char name[], char buf[], size_t len)
+{
+  PetscFunctionBegin;
+  PetscCheck(name && name[0] && strcmp(name, "/"), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "An output dataset needs a non-empty name such as /energy/kinetic");
+  PetscCall(PetscSNPrintf(buf, len, "%s%s", name[0] == '/' ? "" : "/", name));
+  PetscFunctionReturn(0);
+}
+
+/* Does the object at path exist?  Walks the components, so a missing group is "no". */
+static PetscErrorCode TdH5Exists(TdOutput out, const char path[], PetscBool *exists)
+{
+  char   prefix[PETSC_MAX_PATH_LEN];
+  size_t i, len = strlen(path);
+
+  PetscFunctionBegin;
+  *exists = PETSC_TRUE;
+  PetscCheck(len < sizeof(prefix), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Output object name %s is too long (at most %d characters)", path, PETSC_MAX_PATH_LEN - 1);
+  for (i = 1; i <= len; i++) {
+    if (i == len || path[i] == '/') {
+      htri_t e;
+
+      if (path[i - 1] == '/') continue; /* "//" or the leading "/" */
+      memcpy(prefix, path, i);
+      prefix[i] = 0;
+      TdH5Check(e = H5Lexists(out->file, prefix, H5P_DEFAULT), "Cannot look up %s in %s", prefix, out->path);
+      if (!e) {
+        *exists = PETSC_FALSE;
+        break;
+      }
+      if (i < len) { /* a parent: must be a group */
+        hid_t      obj;
+        H5I_type_t type;
+
+        TdH5Check(obj = H5Oopen(out->file, prefix, H5P_DEFAULT), "Cannot open %s in %s", prefix, out->path);
+        type = H5Iget_type(obj);
+        TdH5Check(H5Oclose(obj), "Cannot close %s in %s", prefix, out->path);
+        PetscCheck(type == H5I_GROUP, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s in %s is a dataset, not a group, so %s cannot be made under it; rename one of them", prefix, out->path, path);
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdH5CheckNew(TdOutput out, const char path[])
+{
+  PetscBool exists;
+
+  PetscFunctionBegin;
+  PetscCall(TdH5Exists(out, path, &exists));
+  PetscCheck(!exists, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+             "Output dataset %s already exists in %s: every output dataset is created once; two bodies, films, sensors or series probably share a name (rename one)", path, out->path);
+  PetscFunctionReturn(0);
+}
+
+static void TdSetNaN(PetscReal *v, PetscInt n)
+{
+  for (PetscInt i = 0; i < n; i++) v[i] = (PetscReal)NAN;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Attributes and static datasets (rank 0)
+   --------------------------------------------------------------------------------------------- */
+static PetscErrorCode TdSetAttributeRoot(TdOutput out, const char object[], const char name[], const char value[])
+{
+  char      path[PETSC_MAX_PATH_LEN];
+  PetscBool exists;
+  hid_t     obj, type, space, attr;
+  htri_t    has;
+
+  PetscFunctionBegin;
+  if (!strcmp(object, "/")) PetscCall(PetscStrncpy(path, "/", sizeof(path)));
+  else PetscCall(TdAbsolutePath(object, path, sizeof(path)));
+  PetscCall(TdH5Exists(out, path, &exists));
+  if (exists) TdH5Check(obj = H5Oopen(out->file, path, H5P_DEFAULT), "Cannot open %s in %s to set its attribute %s", path, out->path, name);
+  else TdH5Check(obj = H5Gcreate2(out->file, path, out->lcpl, H5P_DEFAULT, H5P_DEFAULT), "Cannot create the group %s in %s for its attribute %s", path, out->path, name);
+  TdH5Check(has = H5Aexists(obj, name), "Cannot look up the attribute %s of %s in %s", name, path, out->path);
+  if (has) TdH5Check(H5Adelete(obj, name), "Cannot replace the attribute %s of %s in %s", name, path, out->path);
+  TdH5Check(type = H5Tcopy(H5T_C_S1), "Cannot make a string type");
+  TdH5Check(H5Tset_size(type, H5T_VARIABLE), "Cannot make a variable-length string type");
+  TdH5Check(H5Tset_cset(type, H5T_CSET_UTF8), "Cannot make a UTF-8 string type");
+  TdH5Check(space = H5Screate(H5S_SCALAR), "Cannot make a scalar dataspace");
+  TdH5Check(attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT), "Cannot create the attribute %s of %s in %s", name, path, out->path);
+  TdH5Check(H5Awrite(attr, type, &value), "Cannot write the attribute %s of %s in %s", name, path, out->path);
+  TdH5Check(H5Aclose(attr), "Cannot close the attribute %s of %s", name, path);
+  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  TdH5Check(H5Tclose(type), "Cannot close a datatype");
+  TdH5Check(H5Oclose(obj), "Cannot close %s in %s", path, out->path);
+  PetscFunctionReturn(0);
+}
+
+/* values: nrows*ncols doubles (isint false) or PetscInts (isint true, stored as int64). */
+static PetscErrorCode TdWriteStaticRoot(TdOutput out, const char path[], PetscInt nrows, PetscInt ncols, PetscBool isint, const void *values)
+{
+  hsize_t  dims[2];
+  int      rank = ncols == 1 ? 1 : 2;
+  hid_t    space, dset;
+  int64_t *ibuf = NULL;
+  size_t   count = (size_t)nrows * (size_t)ncols;
+
+  PetscFunctionBegin;
+  PetscCheck(count == 0 || values, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No values given on rank 0 for the output dataset %s", path);
+  PetscCall(TdH5CheckNew(out, path));
+  dims[0] = (hsize_t)nrows;
+  dims[1] = (hsize_t)ncols;
+  TdH5Check(space = H5Screate_simple(rank, dims, NULL), "Cannot make a %" PetscInt_FMT " x %" PetscInt_FMT " dataspace for %s", nrows, ncols, path);
+  TdH5Check(dset = H5Dcreate2(out->file, path, isint ? H5T_STD_I64LE : H5T_IEEE_F64LE, space, out->lcpl, H5P_DEFAULT, H5P_DEFAULT), "Cannot create the dataset %s in %s", path, out->path);
+  if (count) {
+    if (isint) {
+      const PetscInt *iv = (const PetscInt *)values;
+
+      PetscCall(PetscMalloc1(count, &ibuf));
+      for (size_t i = 0; i < count; i++) ibuf[i] = (int64_t)iv[i];
+      TdH5Check(H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ibuf), "Cannot write the dataset %s in %s", path, out->path);
+      PetscCall(PetscFree(ibuf));
+    } else TdH5Check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), "Cannot write the dataset %s in %s", path, out->path);
+  }
+  TdH5Check(H5Dclose(dset), "Cannot close the dataset %s in %s", path, out->path);
+  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  PetscFunctionReturn(0);
+}
+
+/* All ranks. */
+static PetscErrorCode TdOutputWriteStatic(TdOutput out, const char dataset[], PetscInt nrows, PetscInt ncols, PetscBool isint, const void *values)
+{
+  char path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  PetscCall(TdAbsolutePath(dataset, path, sizeof(path)));
+  PetscCheck(nrows >= 0 && ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output dataset %s: %" PetscInt_FMT " x %" PetscInt_FMT " is not a valid shape (rows >= 0, columns >= 1)", path, nrows, ncols);
+  TdOutputRootCall(out, TdWriteStaticRoot(out, path, nrows, ncols, isint, values));
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Series
+   --------------------------------------------------------------------------------------------- */
+static PetscErrorCode TdSeriesCreateRoot(TdOutput out, const char path[], int rank, const hsize_t shape[], hid_t *dset)
+{
+  hsize_t      dims[3], maxdims[3], chunk[3], ncols = 1;
+  hid_t        space, dcpl;
+  const double nan = NAN;
+
+  PetscFunctionBegin;
+  PetscCall(TdH5CheckNew(out, path));
+  for (int d = 1; d < rank; d++) ncols *= shape[d];
+  dims[0]    = (hsize_t)out->nrecords; /* records so far, read as NaN (the fill value) */
+  maxdims[0] = H5S_UNLIMITED;
+  chunk[0]   = PetscMax(1, PetscMin(1024, 8192 / ncols)); /* about 64 KiB chunks */
+  for (int d = 1; d < rank; d++) dims[d] = maxdims[d] = chunk[d] = shape[d];
+  TdH5Check(space = H5Screate_simple(rank, dims, maxdims), "Cannot make the dataspace of the series %s", path);
+  TdH5Check(dcpl = H5Pcreate(H5P_DATASET_CREATE), "Cannot make a dataset creation property list");
+  TdH5Check(H5Pset_chunk(dcpl, rank, chunk), "Cannot set the chunks of the series %s", path);
+  TdH5Check(H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan), "Cannot set the fill value of the series %s", path);
+  TdH5Check(*dset = H5Dcreate2(out->file, path, H5T_IEEE_F64LE, space, out->lcpl, dcpl, H5P_DEFAULT), "Cannot create the series %s in %s", path, out->path);
+  TdH5Check(H5Pclose(dcpl), "Cannot close a property list");
+  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  PetscFunctionReturn(0);
+}
+
+/* All ranks: creates the dataset (rank 0) and records the series; shape[1..rank-1]. */
+static PetscErrorCode TdOutputNewSeries(TdOutput out, const char dataset[], int rank, const hsize_t shape[], TdSeriesKind kind, PetscInt *id)
+{
+  char      path[PETSC_MAX_PATH_LEN];
+  hid_t     dset = H5I_INVALID_HID;
+  TdSeries *s;
+  PetscInt  ncols = 1;
+
+  PetscFunctionBegin;
+  PetscCall(TdAbsolutePath(dataset, path, sizeof(path)));
+  for (int d = 1; d < rank; d++) ncols *= (PetscInt)shape[d];
+  TdOutputRootCall(out, TdSeriesCreateRoot(out, path, rank, shape, &dset));
+  if (out->nseries == out->maxseries) {
+    TdSeries *more;
+    PetscInt  max = 2 * out->maxseries + 8;
+
+    PetscCall(PetscCalloc1(max, &more));
+    if (out->nseries) PetscCall(PetscArraycpy(more, out->series, out->nseries));
+    PetscCall(PetscFree(out->series));
+    out->series    = more;
+    out->maxseries = max;
+  }
+  s = &out->series[out->nseries];
+  PetscCall(PetscMemzero(s, sizeof(*s)));
+  PetscCall(PetscStrallocpy(path, &s->name));
+  s->kind  = kind;
+  s->ncols = ncols;
+  s->rank  = rank;
+  for (int d = 1; d < rank; d++) s->shape[d] = shape[d];
+  s->source = -1;
+  s->dset   = dset;
+  if (out->rank == 0) {
+    PetscCall(PetscMalloc1(ncols, &s->row));
+    TdSetNaN(s->row, ncols);
+  }
+  if (id) *id = out->nseries;
+  out->nseries++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdSeriesWriteRowRoot(TdOutput out, TdSeries *s, hsize_t k)
+{
+  hsize_t dims[3], start[3] = {0, 0, 0}, count[3];
+  hid_t   fspace, mspace;
+
+  PetscFunctionBegin;
+  dims[0]  = k + 1;
+  start[0] = k;
+  count[0] = 1;
+  for (int d = 1; d < s->rank; d++) dims[d] = count[d] = s->shape[d];
+  TdH5Check(H5Dset_extent(s->dset, dims), "Cannot extend the series %s in %s to %llu records", s->name, out->path, (unsigned long long)dims[0]);
+  TdH5Check(fspace = H5Dget_space(s->dset), "Cannot get the dataspace of %s", s->name);
+  TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL), "Cannot select record %llu of %s", (unsigned long long)k, s->name);
+  TdH5Check(mspace = H5Screate_simple(s->rank, count, NULL), "Cannot make a row dataspace for %s", s->name);
+  TdH5Check(H5Dwrite(s->dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, s->row), "Cannot write record %llu of %s in %s", (unsigned long long)k, s->name, out->path);
+  TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
+  TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdAppendRecordRoot(TdOutput out, PetscReal t)
+{
+  PetscFunctionBegin;
+  out->series[0].row[0] = t;
+  for (PetscInt i = 0; i < out->nseries; i++) {
+    TdSeries *s = &out->series[i];
+
+    if (s->kind == TD_SERIES_DIFF) {
+      const TdSeries *src = &out->series[s->source];
+
+      if (src->isset)
+        for (PetscInt j = 0; j < s->ncols; j++) s->row[j] = src->row[j] - s->ref[j];
+      else TdSetNaN(s->row, s->ncols);
+    }
+  }
+  for (PetscInt i = 0; i < out->nseries; i++) PetscCall(TdSeriesWriteRowRoot(out, &out->series[i], (hsize_t)out->nrecords));
+  TdH5Check(H5Fflush(out->file, H5F_SCOPE_LOCAL), "Cannot flush %s after record %" PetscInt_FMT " (disk full?)", out->path, out->nrecords);
+  for (PetscInt i = 0; i < out->nseries; i++) TdSetNaN(out->series[i].row, out->series[i].ncols);
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   XDMF (rank 0)
+   --------------------------------------------------------------------------------------------- */
+static void TdXmlEscaped(FILE *fp, const char s[])
+{
+  for (; *s; s++) {
+    switch (*s) {
+    case '&':
+      fputs("&amp;", fp);
+      break;
+    case '<':
+      fputs("&lt;", fp);
+      break;
+    case '>':
+      fputs("&gt;", fp);
+      break;
+    case '"':
+      fputs("&quot;", fp);
+      break;
+    case '\'':
+      fputs("&apos;", fp);
+      break;
+    default:
+      fputc(*s, fp);
+    }
+  }
+}
+
+/* A DataItem referring to a whole dataset. */
+static void TdXdmfHeavy(FILE *fp, TdOutput out, const char ind[], const char path[], int rank, const hsize_t dims[], PetscBool isint)
+{
+  fprintf(fp, "%s<DataItem Dimensions=\"", ind);
+  for (int d = 0; d < rank; d++) fprintf(fp, "%s%llu", d ? " " : "", (unsigned long long)dims[d]);
+  fprintf(fp, "\" NumberType=\"%s\" Precision=\"8\" Format=\"HDF\">", isint ? "Int" : "Float");
+  TdXmlEscaped(fp, out->h5name);
+  fputc(':', fp);
+  TdXmlEscaped(fp, path);
+  fprintf(fp, "</DataItem>\n");
+}
+
+/* A DataItem selecting record k of series s (dims 1 x shape[1] x ...).
+   It is an HDF DataItem with the selection after the dataset path,
+     file.h5:/dataset|START:STRIDE:COUNT:DATASPACE   (each a list of rank numbers),
+   which ParaView's Xdmf3 readers (its default for .xdmf, "Xdmf3ReaderS/T") read as an HDF5
+   hyperslab.  The XDMF 2 form (ItemType="HyperSlab" with a selection DataItem and the dataset
+   as children) is not used: ParaView 5.11's Xdmf3 readers cannot read it (they skip the array,
+   "Skipping unrecognized array type [None]", so a body has no points).  Only ParaView's legacy
+   "XDMF Reader" (Xdmf2) does not understand the '|' form. */
+static void TdXdmfRecord(FILE *fp, TdOutput out, const char ind[], const TdSeries *s, hsize_t k)
+{
+  int d;
+
+  fprintf(fp, "%s<DataItem Dimensions=\"1", ind);
+  for (d = 1; d < s->rank; d++) fprintf(fp, " %llu", (unsigned long long)s->shape[d]);
+  fprintf(fp, "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">");
+  TdXmlEscaped(fp, out->h5name);
+  fputc(':', fp);
+  TdXmlEscaped(fp, s->name);
+  fprintf(fp, "|%llu", (unsigned long long)k); /* start */
+  for (d = 1; d < s->rank; d++) fprintf(fp, " 0");
+  fprintf(fp, ":1"); /* stride */
+  for (d = 1; d < s->rank; d++) fprintf(fp, " 1");
+  fprintf(fp, ":1"); /* count */
+  for (d = 1; d < s->rank; d++) fprintf(fp, " %llu", (unsigned long long)s->shape[d]);
+  fprintf(fp, ":%llu", (unsigned long long)out->nrecords); /* dataspace */
+  for (d = 1; d < s->rank; d++) fprintf(fp, " %llu", (unsigned long long)s->shape[d]);
+  fprintf(fp, "</DataItem>\n");
+}
+
+static void TdXdmfGrid(FILE *fp, TdOutput out, const TdGrid *g, hsize_t k)
+{
+  const char *ind = "        ";
+  hsize_t     dims[2];
+
+  fprintf(fp, "%s<Grid Name=\"", ind);
+  TdXmlEscaped(fp, g->name);
+  fprintf(fp, "\" GridType=\"Uniform\">\n");
+  fprintf(fp, "%s  <Topology TopologyType=\"%s\" NumberOfElements=\"%" PetscInt_FMT "\">\n", ind, g->hex ? "Hexahedron" : "Quadrilateral", g->ncells);
+  dims[0] = (hsize_t)g->ncells;
+  dims[1] = g->hex ? 8 : 4;
+  TdXdmfHeavy(fp, out, "            ", g->cells, 2, dims, PETSC_TRUE);
+  fprintf(fp, "%s  </Topology>\n", ind);
+  fprintf(fp, "%s  <Geometry GeometryType=\"XYZ\">\n", ind);
+  if (g->position >= 0) TdXdmfRecord(fp, out, "            ", &out->series[g->position], k);
+  else {
+    dims[0] = (hsize_t)g->nnodes;
+    dims[1] = 3;
+    TdXdmfHeavy(fp, out, "            ", g->nodes, 2, dims, PETSC_FALSE);
+  }
+  fprintf(fp, "%s  </Geometry>\n", ind);
+  for (PetscInt f = 0; f < g->nfields; f++) {
+    fprintf(fp, "%s  <Attribute Name=\"", ind);
+    TdXmlEscaped(fp, g->fields[f].name);
+    fprintf(fp, "\" AttributeType=\"%s\" Center=\"Node\">\n", g->fields[f].ncomp == 1 ? "Scalar" : "Vector");
+    TdXdmfRecord(fp, out, "            ", &out->series[g->fields[f].series], k);
+    fprintf(fp, "%s  </Attribute>\n", ind);
+  }
+  fprintf(fp, "%s</Grid>\n", ind);
+}
+
+static PetscErrorCode TdWriteXdmfRoot(TdOutput out)
+{
+  char       tmp[PETSC_MAX_PATH_LEN + 8];
+  FILE      *fp;
+  PetscReal *t      = NULL;
+  hsize_t    n      = (hsize_t)out->nrecords;
+  PetscInt   ngrids = 0;
+  int        bad;
+
+  PetscFunctionBegin;
+  for (PetscInt g = 0; g < out->ngrids; g++)
+    if (out->grids[g].ncells > 0) ngrids++;
+  if (n && ngrids) { /* the record times, read back rather than kept */
+    hid_t   fspace, mspace;
+    hsize_t start = 0;
+
+    PetscCall(PetscMalloc1(n, &t));
+    TdH5Check(fspace = H5Dget_space(out->series[0].dset), "Cannot get the dataspace of /time");
+    TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &n, NULL), "Cannot select the records of /time");
+    TdH5Check(mspace = H5Screate_simple(1, &n, NULL), "Cannot make a dataspace");
+    TdH5Check(H5Dread(out->series[0].dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, t), "Cannot read /time back from %s", out->path);
+    TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
+    TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
+  }
+  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.tmp", out->xdmf));
+  fp = fopen(tmp, "w");
+  if (!fp) {
+    PetscCall(PetscFree(t));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write %s (%s); check that the directory of the output file is writable", tmp, strerror(errno));
+  }
+  fprintf(fp, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n");
+  fprintf(fp, "<!-- tribodyn results: the heavy data are in ");
+  TdXmlEscaped(fp, out->h5name);
+  fprintf(fp, "; records described: %llu -->\n", (unsigned long long)n);
+  fprintf(fp, "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n  <Domain>\n");
+  if (ngrids) {
+    fprintf(fp, "    <Grid Name=\"tribodyn\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (hsize_t k = 0; k < n; k++) {
+      fprintf(fp, "      <Grid Name=\"record_%llu\" GridType=\"Collection\" CollectionType=\"Spatial\">\n", (unsigned long long)k);
+      fprintf(fp, "        <Time Value=\"%.17g\"/>\n", (double)t[k]);
+      for (PetscInt g = 0; g < out->ngrids; g++)
+        if (out->grids[g].ncells > 0) TdXdmfGrid(fp, out, &out->grids[g], k);
+      fprintf(fp, "      </Grid>\n");
+    }
+    fprintf(fp, "    </Grid>\n");
+  }
+  fprintf(fp, "  </Domain>\n</Xdmf>\n");
+  bad = ferror(fp);
+  bad = fclose(fp) || bad;
+  PetscCall(PetscFree(t));
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s (%s); is the disk full?", tmp, strerror(errno));
+  PetscCheck(!rename(tmp, out->xdmf), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s (%s)", tmp, out->xdmf, strerror(errno));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdFlushRoot(TdOutput out)
+{
+  PetscFunctionBegin;
+  TdH5Check(H5Fflush(out->file, H5F_SCOPE_LOCAL), "Cannot flush %s (disk full?)", out->path);
+  PetscCall(TdWriteXdmfRoot(out));
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Creation and destruction
+   --------------------------------------------------------------------------------------------- */
+static PetscErrorCode TdCreateRoot(TdOutput out)
+{
+  hid_t fapl, file;
+
+  PetscFunctionBegin;
+  TdH5Check(H5Eset_auto2(H5E_DEFAULT, NULL, NULL), "Cannot turn off HDF5's error printing");
+  TdH5Check(fapl = H5Pcreate(H5P_FILE_ACCESS), "Cannot make a file access property list");
+  TdH5Check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "Cannot set the file close degree");
+#if H5_VERSION_GE(1, 10, 7)
+  /* lock the file (another run cannot write it at the same time; a reader of a running file sets
+     HDF5_USE_FILE_LOCKING=FALSE), but still work on file systems without locking */
+  TdH5Check(H5Pset_file_locking(fapl, 1, 1), "Cannot set file locking");
+#endif
+  file = H5Fcreate(out->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (file < 0) {
+    char why[1024];
+
+    TdH5Describe(why, sizeof(why));
+    (void)H5Pclose(fapl);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create the output file %s: check that its directory exists and is writable and that no other program has the file open, or choose another path with -output (HDF5: %s)", out->path, why);
+  }
+  out->file = file;
+  TdH5Check(H5Pclose(fapl), "Cannot close a property list");
+  TdH5Check(out->lcpl = H5Pcreate(H5P_LINK_CREATE), "Cannot make a link creation property list");
+  TdH5Check(H5Pset_create_intermediate_group(out->lcpl, 1), "Cannot ask for intermediate groups");
+  PetscCall(TdSetAttributeRoot(out, "/", "status", "running"));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: closes every HDF5 handle, going on after a failure; returns the first error. */
+static PetscErrorCode TdCloseHandlesRoot(TdOutput out)
+{
+  herr_t   first = 0, e;
+  char     what[PETSC_MAX_PATH_LEN + 64] = "";
+  PetscInt i;
+
+  PetscFunctionBegin;
+  for (i = 0; i < out->nseries; i++) {
+    if (out->series[i].dset < 0) continue;
+    e = H5Dclose(out->series[i].dset);
+    if (e < 0 && !first) {
+      first = e;
+      PetscCall(PetscSNPrintf(what, sizeof(what), "Cannot close the series %s", out->series[i].name));
+    }
+    out->series[i].dset = H5I_INVALID_HID;
+  }
+  if (out->lcpl >= 0) {
+    e = H5Pclose(out->lcpl);
+    if (e < 0 && !first) {
+      first = e;
+      PetscCall(PetscSNPrintf(what, sizeof(what), "Cannot close a property list"));
+    }
+    out->lcpl = H5I_INVALID_HID;
+  }
+  if (out->file >= 0) {
+    e = H5Fclose(out->file);
+    if (e < 0 && !first) {
+      first = e;
+      PetscCall(PetscSNPrintf(what, sizeof(what), "Cannot close %s (disk full?); its last records may be lost", out->path));
+    }
+    out->file = H5I_INVALID_HID;
+  }
+  TdH5Check(first, "%s", what);
+  PetscFunctionReturn(0);
+}
+
+/* All ranks: frees the bookkeeping (HDF5 handles must be closed). */
+static PetscErrorCode TdOutputFree(TdOutput *out)
+{
+  TdOutput o = *out;
+
+  PetscFunctionBegin;
+  if (!o) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < o->nseries; i++) {
+    PetscCall(PetscFree(o->series[i].name));
+    PetscCall(PetscFree(o->series[i].row));
+    PetscCall(PetscFree(o->series[i].ref));
+  }
+  PetscCall(PetscFree(o->series));
+  for (PetscInt g = 0; g < o->ngrids; g++) {
+    for (PetscInt f = 0; f < o->grids[g].nfields; f++) PetscCall(PetscFree(o->grids[g].fields[f].name));
+    PetscCall(PetscFree(o->grids[g].fields));
+    PetscCall(PetscFree(o->grids[g].name));
+    PetscCall(PetscFree(o->grids[g].cells));
+    PetscCall(PetscFree(o->grids[g].nodes));
+  }
+  PetscCall(PetscFree(o->grids));
+  PetscCall(PetscFree(o->path));
+  PetscCall(PetscFree(o->xdmf));
+  PetscCall(PetscFree(o->h5name));
+  PetscCall(PetscFree(o));
+  *out = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputCreate(MPI_Comm comm, const char path[], TdOutput *out)
+{
+  TdOutput       o;
+  size_t         len;
+  const char    *slash;
+  int            code = 0;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCheck(out, comm, PETSC_ERR_ARG_NULL, "TdOutputCreate needs a place for the output object");
+  *out = NULL;
+  PetscCheck(path && path[0], comm, PETSC_ERR_ARG_WRONG, "TdOutputCreate needs a file name (-output FILE.h5)");
+  PetscCall(PetscNew(&o));
+  o->comm = comm;
+  o->file = o->lcpl = H5I_INVALID_HID;
+  PetscCallMPI(MPI_Comm_rank(comm, &o->rank));
+  PetscCall(PetscStrallocpy(path, &o->path));
+  len = strlen(path);
+  PetscCall(PetscMalloc1(len + 8, &o->xdmf));
+  PetscCall(PetscStrncpy(o->xdmf, path, len + 8));
+  if (len > 3 && !strcmp(path + len - 3, ".h5")) o->xdmf[len - 3] = 0;
+  else if (len > 5 && !strcmp(path + len - 5, ".hdf5")) o->xdmf[len - 5] = 0;
+  PetscCall(PetscStrlcat(o->xdmf, ".xdmf", len + 8));
+  slash = strrchr(path, '/');
+  PetscCall(PetscStrallocpy(slash ? slash + 1 : path, &o->h5name));
+
+  ierr = o->rank == 0 ? TdCreateRoot(o) : 0;
+  code = (int)ierr;
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
+  if (code) {
+    if (o->rank == 0) (void)TdCloseHandlesRoot(o);
+    PetscCall(TdOutputFree(&o));
+    if (!ierr) SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 could not create the output file %s: check that its directory exists and is writable, or choose another path with -output", path);
+    PetscCall(ierr);
+  }
+  {
+    hsize_t none[3] = {0, 0, 0};
+
+    PetscCall(TdOutputNewSeries(o, "/time", 1, none, TD_SERIES_TIME, NULL));
+  }
+  TdOutputRootCall(o, TdWriteXdmfRoot(o));
+  *out = o;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputClose(TdOutput *out, const char status[])
+{
+  TdOutput       o;
+  PetscErrorCode ierr = 0;
+  int            code;
+  char           path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  if (!out || !*out) PetscFunctionReturn(0);
+  o = *out;
+  if (!status) status = "failed: closed without a status";
+  if (o->rank == 0) {
+    PetscErrorCode e;
+
+    ierr = TdSetAttributeRoot(o, "/", "status", status);
+    if (!ierr) ierr = TdFlushRoot(o);
+    e = TdCloseHandlesRoot(o);
+    if (!ierr) ierr = e;
+  }
+  code = (int)ierr;
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, o->comm));
+  PetscCall(PetscStrncpy(path, o->path, sizeof(path)));
+  PetscCall(TdOutputFree(out));
+  if (code) {
+    if (!ierr) SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 failed closing the output file %s; see its error message", path);
+    PetscCall(ierr);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputFlush(TdOutput out)
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputFlush: no output object (TdOutputCreate first)");
+  TdOutputRootCall(out, TdFlushRoot(out));
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Series, records, static data, attributes
+   --------------------------------------------------------------------------------------------- */
+PetscErrorCode TdOutputAddSeries(TdOutput out, const char dataset[], PetscInt ncols, PetscInt *id)
+{
+  hsize_t shape[3] = {0, (hsize_t)ncols, 0};
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddSeries: no output object (TdOutputCreate first)");
+  PetscCheck(id, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddSeries needs a place for the series id");
+  PetscCheck(ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output series %s: %" PetscInt_FMT " columns; a series needs at least one", dataset ? dataset : "(null)", ncols);
+  PetscCall(TdOutputNewSeries(out, dataset, ncols == 1 ? 1 : 2, shape, TD_SERIES_USER, id));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputSetSeries(TdOutput out, PetscInt id, const PetscReal values[])
+{
+  TdSeries *s;
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputSetSeries: no output object (TdOutputCreate first)");
+  PetscCheck(id >= 0 && id < out->nseries, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output series id %" PetscInt_FMT " does not exist (there are %" PetscInt_FMT "); use the id TdOutputAddSeries returned", id, out->nseries);
+  s = &out->series[id];
+  PetscCheck(s->kind == TD_SERIES_USER, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output series %s is computed by the output module and cannot be set", s->name);
+  if (out->rank == 0) {
+    PetscCheck(values, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No values given on rank 0 for the output series %s", s->name);
+    PetscCall(PetscArraycpy(s->row, values, s->ncols));
+  }
+  s->isset = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputAppendRecord(TdOutput out, PetscReal t)
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAppendRecord: no output object (TdOutputCreate first)");
+  TdOutputRootCall(out, TdAppendRecordRoot(out, t));
+  out->nrecords++;
+  for (PetscInt i = 0; i < out->nseries; i++) out->series[i].isset = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputWriteReal(TdOutput out, const char dataset[], PetscInt nrows, PetscInt ncols, const PetscReal values[])
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputWriteReal: no output object (TdOutputCreate first)");
+  PetscCall(TdOutputWriteStatic(out, dataset, nrows, ncols, PETSC_FALSE, values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputWriteInt(TdOutput out, const char dataset[], PetscInt nrows, PetscInt ncols, const PetscInt values[])
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputWriteInt: no output object (TdOutputCreate first)");
+  PetscCall(TdOutputWriteStatic(out, dataset, nrows, ncols, PETSC_TRUE, values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputSetAttribute(TdOutput out, const char object[], const char name[], const char value[])
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputSetAttribute: no output object (TdOutputCreate first)");
+  PetscCheck(object && object[0] && name && name[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "TdOutputSetAttribute needs an object path (\"/\" for the file) and an attribute name");
+  if (out->rank == 0) PetscCheck(value, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No value given on rank 0 for the attribute %s of %s", name, object);
+  TdOutputRootCall(out, TdSetAttributeRoot(out, object, name, value));
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Meshes for the XDMF
+   --------------------------------------------------------------------------------------------- */
+static PetscErrorCode TdCheckCellsRoot(const char what[], PetscInt nnodes, PetscInt ncells, PetscInt nper, const PetscInt cells[])
+{
+  PetscFunctionBegin;
+  PetscCheck(ncells == 0 || cells, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No cells given on rank 0 for %s", what);
+  for (PetscInt c = 0; c < ncells; c++)
+    for (PetscInt j = 0; j < nper; j++) {
+      PetscInt v = cells[c * nper + j];
+
+      PetscCheck(v >= 0 && v < nnodes, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: cell %" PetscInt_FMT " refers to node %" PetscInt_FMT ", but the nodes are numbered 0..%" PetscInt_FMT, what, c, v, nnodes - 1);
+    }
+  PetscFunctionReturn(0);
+}
+
+/* All ranks: checks the name is new and appends a grid. */
+static PetscErrorCode TdOutputNewGrid(TdOutput out, const char name[], PetscBool hex, PetscInt nnodes, PetscInt ncells, const char cells[], const char nodes[], PetscInt position, TdGrid **grid)
+{
+  TdGrid *g;
+
+  PetscFunctionBegin;
+  if (out->ngrids == out->maxgrids) {
+    TdGrid  *more;
+    PetscInt max = 2 * out->maxgrids + 4;
+
+    PetscCall(PetscCalloc1(max, &more));
+    if (out->ngrids) PetscCall(PetscArraycpy(more, out->grids, out->ngrids));
+    PetscCall(PetscFree(out->grids));
+    out->grids    = more;
+    out->maxgrids = max;
+  }
+  g = &out->grids[out->ngrids++];
+  PetscCall(PetscMemzero(g, sizeof(*g)));
+  PetscCall(PetscStrallocpy(name, &g->name));
+  g->hex      = hex;
+  g->nnodes   = nnodes;
+  g->ncells   = ncells;
+  g->position = position;
+  PetscCall(PetscStrallocpy(cells, &g->cells));
+  if (nodes) PetscCall(PetscStrallocpy(nodes, &g->nodes));
+  *grid = g;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdGridAddField(TdGrid *g, const char name[], PetscInt series, PetscInt ncomp)
+{
+  PetscFunctionBegin;
+  if (g->nfields == g->maxfields) {
+    TdField *more;
+    PetscInt max = 2 * g->maxfields + 4;
+
+    PetscCall(PetscCalloc1(max, &more));
+    if (g->nfields) PetscCall(PetscArraycpy(more, g->fields, g->nfields));
+    PetscCall(PetscFree(g->fields));
+    g->fields    = more;
+    g->maxfields = max;
+  }
+  PetscCall(PetscStrallocpy(name, &g->fields[g->nfields].name));
+  g->fields[g->nfields].series = series;
+  g->fields[g->nfields].ncomp  = ncomp;
+  g->nfields++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdOutputCheckGridName(TdOutput out, const char name[], const char what[])
+{
+  PetscFunctionBegin;
+  PetscCheck(name && name[0] && !strchr(name, '/'), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s needs a non-empty name without '/'", what);
+  for (PetscInt g = 0; g < out->ngrids; g++)
+    PetscCheck(strcmp(out->grids[g].name, name), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the output already has a body or surface named %s; names must be unique", what, name);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputAddHexBody(TdOutput out, const char name[], PetscInt nnodes, const PetscReal X[], PetscInt ncells, const PetscInt cells[], PetscInt *position_series)
+{
+  static const PetscInt vtk_from_ancf[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+  char                  path[PETSC_MAX_PATH_LEN], cellpath[PETSC_MAX_PATH_LEN];
+  PetscInt             *vtk = NULL, disp;
+  hsize_t               shape[3];
+  TdGrid               *g;
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddHexBody: no output object (TdOutputCreate first)");
+  PetscCheck(position_series, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddHexBody needs a place for the position series id");
+  PetscCall(TdOutputCheckGridName(out, name, "TdOutputAddHexBody"));
+  PetscCheck(nnodes >= 1 && ncells >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Body %s: %" PetscInt_FMT " nodes and %" PetscInt_FMT " cells; a body needs at least one node", name, nnodes, ncells);
+  TdOutputRootCall(out, TdCheckCellsRoot(name, nnodes, ncells, 8, cells));
+  if (out->rank == 0) {
+    PetscCall(PetscMalloc1(8 * ncells, &vtk));
+    for (PetscInt c = 0; c < ncells; c++)
+      for (PetscInt j = 0; j < 8; j++) vtk[8 * c + j] = cells[8 * c + vtk_from_ancf[j]];
+  }
+  PetscCall(PetscSNPrintf(path, sizeof(path), "/bodies/%s/reference", name));
+  PetscCall(TdOutputWriteStatic(out, path, nnodes, 3, PETSC_FALSE, X));
+  PetscCall(PetscSNPrintf(cellpath, sizeof(cellpath), "/bodies/%s/cells", name));
+  PetscCall(TdOutputWriteStatic(out, cellpath, ncells, 8, PETSC_TRUE, vtk));
+  PetscCall(PetscFree(vtk));
+  shape[1] = (hsize_t)nnodes;
+  shape[2] = 3;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "/bodies/%s/position", name));
+  PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_SERIES_USER, position_series));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "/bodies/%s/displacement", name));
+  PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_SERIES_DIFF, &disp));
+  out->series[disp].source = *position_series;
+  if (out->rank == 0) {
+    PetscCall(PetscMalloc1(3 * nnodes, &out->series[disp].ref));
+    PetscCall(PetscArraycpy(out->series[disp].ref, X, 3 * nnodes));
+  }
+  PetscCall(TdOutputNewGrid(out, name, PETSC_TRUE, nnodes, ncells, cellpath, NULL, *position_series, &g));
+  PetscCall(TdGridAddField(g, "displacement", disp, 3));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputAddQuadSurface(TdOutput out, const char name[], PetscInt nnodes, const PetscReal X[], PetscInt nquads, const PetscInt quads[])
+{
+  char    nodepath[PETSC_MAX_PATH_LEN], quadpath[PETSC_MAX_PATH_LEN];
+  TdGrid *g;
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddQuadSurface: no output object (TdOutputCreate first)");
+  PetscCall(TdOutputCheckGridName(out, name, "TdOutputAddQuadSurface"));
+  PetscCheck(nnodes >= 1 && nquads >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Surface %s: %" PetscInt_FMT " nodes and %" PetscInt_FMT " quads; a surface needs at least one node", name, nnodes, nquads);
+  TdOutputRootCall(out, TdCheckCellsRoot(name, nnodes, nquads, 4, quads));
+  PetscCall(PetscSNPrintf(nodepath, sizeof(nodepath), "/films/%s/nodes", name));
+  PetscCall(TdOutputWriteStatic(out, nodepath, nnodes, 3, PETSC_FALSE, X));
+  PetscCall(PetscSNPrintf(quadpath, sizeof(quadpath), "/films/%s/quads", name));
+  PetscCall(TdOutputWriteStatic(out, quadpath, nquads, 4, PETSC_TRUE, quads));
+  PetscCall(TdOutputNewGrid(out, name, PETSC_FALSE, nnodes, nquads, quadpath, nodepath, -1, &g));
+  PetscFunctionReturn(0);
+}
+
+/* surface may also name a hex body; the series holds nnodes (scalar) or 3 nnodes (vector) values. */
+PetscErrorCode TdOutputAddSurfaceField(TdOutput out, const char surface[], const char field[], PetscInt series)
+{
+  TdGrid  *g = NULL;
+  PetscInt ncols;
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddSurfaceField: no output object (TdOutputCreate first)");
+  PetscCheck(surface && field && field[0], PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddSurfaceField needs a surface name and a field name");
+  for (PetscInt i = 0; i < out->ngrids; i++)
+    if (!strcmp(out->grids[i].name, surface)) g = &out->grids[i];
+  PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output field %s: there is no surface or body named %s (add it with TdOutputAddQuadSurface first)", field, surface);
+  PetscCheck(series >= 0 && series < out->nseries, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output field %s of %s: series id %" PetscInt_FMT " does not exist", field, surface, series);
+  ncols = out->series[series].ncols;
+  PetscCheck(ncols == g->nnodes || ncols == 3 * g->nnodes, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "Output field %s of %s: the series %s has %" PetscInt_FMT " values per record, but a nodal field needs %" PetscInt_FMT " (scalar) or %" PetscInt_FMT " (vector)", field, surface, out->series[series].name, ncols, g->nnodes, 3 * g->nnodes);
+  for (PetscInt f = 0; f < g->nfields; f++) PetscCheck(strcmp(g->fields[f].name, field), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s already has a field named %s", surface, field);
+  PetscCall(TdGridAddField(g, field, series, ncols == g->nnodes ? 1 : 3));
+  PetscFunctionReturn(0);
+}

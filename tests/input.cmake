@@ -1,0 +1,3 @@
+add_test(NAME input_errors COMMAND ${TRIBODYN_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/input_errors.py)
+set_tests_properties(input_errors PROPERTIES LABELS "input" TIMEOUT 300
+  ENVIRONMENT "TRIBODYN_EXE=$<TARGET_FILE:tribodyn>;TRIBODYN_SOURCE_DIR=${PROJECT_SOURCE_DIR}")

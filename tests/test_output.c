@@ -1,0 +1,233 @@
+/*
+  Output module (src/io/output.c): writes the files that tests/check_output.py then reads back
+  with h5py and checks against the same formulas (independent reader, independent XDMF parser).
+
+    test_output [PREFIX]          PREFIX.h5 (+ .xdmf), closed "complete", and PREFIX_failed.h5,
+                                  closed "failed: ...", plus error checks (any number of ranks).
+    test_output --killed PREFIX   PREFIX_killed.h5: three records, a flush after the second, then
+                                  the process ends without closing (as a killed run would).
+
+  Data arguments are passed only on rank 0 (NULL elsewhere), as the interface allows.
+
+  Test data (the same formulas are in check_output.py):
+    record r = 0..4 at t = 0.25 r;
+    /energy/kinetic        = 1 + 1.5 r, not set at r = 2 (NaN);
+    /sensors/s1/position   = (r, -r, 0.5 r^2);
+    body "beam": nodes (i, 0.5 j, 0.25 k), node = i + 3 (j + 2 k), i < 3, j, k < 2; cell c has
+                 ANCF corner n at node (c + (n&1), (n>>1)&1, (n>>2)&1);
+                 position = X + 0.01 r (X_y + X_z, X_x^2, -X_x);
+    surface "film": nodes (0.5 i, 0.5 j, 0), node = i + 3 j, i < 3, j < 2, quads (0,1,4,3), (1,2,5,4);
+                 /films/film/pressure = 1e5 (r + 1) + 1000 node;
+    /late (added after record 1) = 10 r from record 2 on, NaN before.
+*/
+#include <tribodyn/output.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NREC 5
+
+static void Reference(PetscReal X[36])
+{
+  for (PetscInt k = 0; k < 2; k++)
+    for (PetscInt j = 0; j < 2; j++)
+      for (PetscInt i = 0; i < 3; i++) {
+        PetscInt n    = i + 3 * (j + 2 * k);
+        X[3 * n + 0] = (PetscReal)i;
+        X[3 * n + 1] = 0.5 * (PetscReal)j;
+        X[3 * n + 2] = 0.25 * (PetscReal)k;
+      }
+}
+
+static void Cells(PetscInt cells[16])
+{
+  for (PetscInt c = 0; c < 2; c++)
+    for (PetscInt n = 0; n < 8; n++) cells[8 * c + n] = (c + (n & 1)) + 3 * (((n >> 1) & 1) + 2 * ((n >> 2) & 1));
+}
+
+static void Position(PetscInt r, const PetscReal X[36], PetscReal x[36])
+{
+  for (PetscInt n = 0; n < 12; n++) {
+    const PetscReal *p = &X[3 * n];
+    x[3 * n + 0]       = p[0] + 0.01 * r * (p[1] + p[2]);
+    x[3 * n + 1]       = p[1] + 0.01 * r * p[0] * p[0];
+    x[3 * n + 2]       = p[2] - 0.01 * r * p[0];
+  }
+}
+
+/* The message of the last error names what (skipped when what is NULL). */
+static PetscErrorCode CheckMessage(PetscErrorCode e, const char call[], const char what[])
+{
+  const char *text;
+  char       *specific = NULL;
+
+  PetscFunctionBeginUser;
+  if (!what) PetscFunctionReturn(0);
+  PetscCall(PetscErrorMessage(e, &text, &specific));
+  PetscCheck(specific && strstr(specific, what), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the message \"%s\" does not name %s", call, specific ? specific : "", what);
+  PetscFunctionReturn(0);
+}
+
+/* Runs the call with errors returned instead of printed; checks the code and the message. */
+#define ExpectError(expected, what, ...) \
+  do { \
+    PetscErrorCode e_; \
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
+    e_ = __VA_ARGS__; \
+    PetscCall(PetscPopErrorHandler()); \
+    PetscCheck(e_ == (expected), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: expected error %d, got %d", #__VA_ARGS__, (int)(expected), (int)e_); \
+    PetscCall(CheckMessage(e_, #__VA_ARGS__, what)); \
+  } while (0)
+
+static PetscErrorCode WriteComplete(MPI_Comm comm, const char prefix[])
+{
+  PetscMPIInt rank;
+  char        path[PETSC_MAX_PATH_LEN];
+  TdOutput    out;
+  PetscInt    ke, sensor, pos, pressure, late = -1, bad;
+  PetscReal   X[36], x[36], films[18], p[6], s[3], v;
+  PetscInt    cells[16], quads[8] = {0, 1, 4, 3, 1, 2, 5, 4}, ids[5] = {3, 1, 4, 1, 5}, pairs[4] = {-1, 2, 3, 2000000000};
+  PetscReal   matrix[6] = {1, 2, 3, 4, 5, 6};
+  PetscBool   root;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  root = rank == 0 ? PETSC_TRUE : PETSC_FALSE;
+  Reference(X);
+  Cells(cells);
+  for (PetscInt j = 0; j < 2; j++)
+    for (PetscInt i = 0; i < 3; i++) {
+      PetscInt n        = i + 3 * j;
+      films[3 * n + 0] = 0.5 * i;
+      films[3 * n + 1] = 0.5 * j;
+      films[3 * n + 2] = 0;
+    }
+
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s.h5", prefix));
+  PetscCall(TdOutputCreate(comm, path, &out));
+  PetscCall(TdOutputAddSeries(out, "/energy/kinetic", 1, &ke));
+  PetscCall(TdOutputAddSeries(out, "sensors/s1/position", 3, &sensor));
+  PetscCall(TdOutputAddHexBody(out, "beam", 12, root ? X : NULL, 2, root ? cells : NULL, &pos));
+  PetscCall(TdOutputAddQuadSurface(out, "film", 6, root ? films : NULL, 2, root ? quads : NULL));
+  PetscCall(TdOutputAddSeries(out, "/films/film/pressure", 6, &pressure));
+  PetscCall(TdOutputAddSurfaceField(out, "film", "pressure", pressure));
+  PetscCall(TdOutputWriteReal(out, "/params/matrix", 2, 3, root ? matrix : NULL));
+  PetscCall(TdOutputWriteInt(out, "/params/ids", 5, 1, root ? ids : NULL));
+  PetscCall(TdOutputWriteInt(out, "/params/pairs", 2, 2, root ? pairs : NULL));
+  PetscCall(TdOutputSetAttribute(out, "/", "options", root ? "-bodies beam -beam_E 2.1e11 -output out.h5" : NULL));
+  PetscCall(TdOutputSetAttribute(out, "/sensors/s1", "units", root ? "m" : NULL));
+  PetscCall(TdOutputSetAttribute(out, "/meta", "note", root ? "group made for this attribute <&>" : NULL));
+
+  /* misuse: every rank must get the same error, and the file must stay usable */
+  ExpectError(PETSC_ERR_ARG_WRONG, root ? "/energy/kinetic" : NULL, TdOutputAddSeries(out, "/energy/kinetic", 1, &bad));
+  ExpectError(PETSC_ERR_ARG_OUTOFRANGE, NULL, TdOutputAddSeries(out, "/zero", 0, &bad));
+  ExpectError(PETSC_ERR_ARG_WRONG, root ? "is a dataset" : NULL, TdOutputAddSeries(out, "/energy/kinetic/x", 1, &bad));
+  ExpectError(PETSC_ERR_ARG_OUTOFRANGE, NULL, TdOutputSetSeries(out, 99, root ? s : NULL));
+  ExpectError(PETSC_ERR_ARG_WRONG, "/time", TdOutputSetSeries(out, 0, root ? s : NULL));
+  ExpectError(PETSC_ERR_ARG_SIZ, "pressure2", TdOutputAddSurfaceField(out, "film", "pressure2", ke));
+  ExpectError(PETSC_ERR_ARG_WRONG, "nowhere", TdOutputAddSurfaceField(out, "nowhere", "pressure", pressure));
+  ExpectError(PETSC_ERR_ARG_WRONG, "beam", TdOutputAddHexBody(out, "beam", 12, root ? X : NULL, 2, root ? cells : NULL, &bad));
+  {
+    PetscInt badcells[8] = {0, 1, 2, 3, 4, 5, 6, 12};
+    ExpectError(PETSC_ERR_ARG_OUTOFRANGE, root ? "node 12" : NULL, TdOutputAddHexBody(out, "broken", 12, root ? X : NULL, 1, root ? badcells : NULL, &bad));
+  }
+
+  for (PetscInt r = 0; r < NREC; r++) {
+    if (r != 2) {
+      v = 1 + 1.5 * r;
+      PetscCall(TdOutputSetSeries(out, ke, root ? &v : NULL));
+    }
+    s[0] = r;
+    s[1] = -r;
+    s[2] = 0.5 * r * r;
+    PetscCall(TdOutputSetSeries(out, sensor, root ? s : NULL));
+    Position(r, X, x);
+    PetscCall(TdOutputSetSeries(out, pos, root ? x : NULL));
+    for (PetscInt n = 0; n < 6; n++) p[n] = 1e5 * (r + 1) + 1000 * n;
+    PetscCall(TdOutputSetSeries(out, pressure, root ? p : NULL));
+    if (late >= 0) {
+      v = 10.0 * r;
+      PetscCall(TdOutputSetSeries(out, late, root ? &v : NULL));
+    }
+    PetscCall(TdOutputAppendRecord(out, 0.25 * r));
+    if (r == 1) {
+      PetscCall(TdOutputAddSeries(out, "/late", 1, &late));
+      PetscCall(TdOutputFlush(out));
+    }
+  }
+  PetscCall(TdOutputClose(&out, "complete"));
+  PetscCheck(!out, PETSC_COMM_SELF, PETSC_ERR_PLIB, "TdOutputClose left the object");
+  PetscCall(TdOutputClose(&out, "complete")); /* closing NULL is a no-op */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode WriteFailed(MPI_Comm comm, const char prefix[])
+{
+  char      path[PETSC_MAX_PATH_LEN];
+  TdOutput  out;
+  PetscInt  ke;
+  PetscReal v = 2.5;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s_failed.h5", prefix));
+  PetscCall(TdOutputCreate(comm, path, &out));
+  PetscCall(TdOutputAddSeries(out, "/energy/kinetic", 1, &ke));
+  PetscCall(TdOutputSetSeries(out, ke, &v));
+  PetscCall(TdOutputAppendRecord(out, 0.5));
+  PetscCall(TdOutputClose(&out, "failed: Newton diverged at t = 0.5"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode WriteKilled(MPI_Comm comm, const char prefix[])
+{
+  char      path[PETSC_MAX_PATH_LEN];
+  TdOutput  out;
+  PetscInt  ke, pos, cells[16];
+  PetscReal X[36], x[36], v;
+
+  PetscFunctionBeginUser;
+  Reference(X);
+  Cells(cells);
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s_killed.h5", prefix));
+  PetscCall(TdOutputCreate(comm, path, &out));
+  PetscCall(TdOutputAddSeries(out, "/energy/kinetic", 1, &ke));
+  PetscCall(TdOutputAddHexBody(out, "beam", 12, X, 2, cells, &pos));
+  for (PetscInt r = 0; r < 3; r++) {
+    v = 1 + 1.5 * r;
+    PetscCall(TdOutputSetSeries(out, ke, &v));
+    Position(r, X, x);
+    PetscCall(TdOutputSetSeries(out, pos, x));
+    PetscCall(TdOutputAppendRecord(out, 0.25 * r));
+    if (r == 1) PetscCall(TdOutputFlush(out));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  const char *prefix = "output_serial";
+  PetscBool   killed = PETSC_FALSE;
+  TdOutput    out    = NULL;
+  PetscMPIInt size;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, "Output module test"));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (argc > 1 && !strcmp(argv[1], "--killed")) {
+    killed = PETSC_TRUE;
+    if (argc > 2) prefix = argv[2];
+  } else if (argc > 1) prefix = argv[1];
+
+  if (killed) {
+    PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "--killed runs on one rank");
+    PetscCall(WriteKilled(PETSC_COMM_WORLD, prefix));
+    _exit(0); /* no close, no HDF5 or MPI finalisation: what a killed run leaves */
+  }
+
+  ExpectError(PETSC_ERR_FILE_OPEN, "/nonexistent_dir/x.h5", TdOutputCreate(PETSC_COMM_WORLD, "/nonexistent_dir/x.h5", &out));
+  PetscCheck(!out, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A failed TdOutputCreate left an object");
+  PetscCall(WriteComplete(PETSC_COMM_WORLD, prefix));
+  PetscCall(WriteFailed(PETSC_COMM_WORLD, prefix));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_output: wrote %s.h5 and %s_failed.h5 on %d rank(s)\n", prefix, prefix, (int)size));
+  PetscCall(PetscFinalize());
+  return 0;
+}
