@@ -8,8 +8,10 @@
   Coordinates.  Every node of an ANCF body carries 12 absolute coordinates
   [r, r_X, r_Y, r_Z] (formulation.md §1), the slopes taken with respect to the global reference
   axes.  All ANCF nodes of the model form one "full" coordinate vector, body after body;
-  clamped nodes are eliminated (formulation.md §4), the others are "free" and numbered
-  0..nfree-1 in the same order.  The unknown vector of a step is [free coordinates,
+  held coordinates of clamped faces are eliminated (formulation.md §4), the others are "free"
+  and numbered 0..nfree-1 in the same order.  A clamped face holds the positions of its nodes
+  and the slopes along the face (u = 0 on the face fixes exactly these); the slope normal to the
+  face stays free unless -<b>_clamp_slopes all (see BodyFromOptions in model.c).  The unknown vector of a step is [free coordinates,
   scaled multipliers] (formulation.md §6).  Meshes are small next to the cost of the element
   kernels, so every rank holds the whole model and the whole state; elements are divided
   between ranks and threads.
@@ -34,7 +36,8 @@ typedef struct {
   Ancf3843Geometry *geometry;
   PetscInt  *cell_geometry;      /* ncells: index into geometry */
   PetscInt   node_offset;        /* first node of this body in the full numbering */
-  PetscBool *clamped;            /* nnodes */
+  PetscInt  *clamped;            /* nnodes: bit c set = coordinate c (of 12) held */
+  PetscBool  clamp_all_slopes;   /* -<b>_clamp_slopes all: hold the normal slope too */
   PetscReal  mass;               /* [kg] */
   PetscReal  initial_velocity[3];/* ANCF: uniform initial velocity [m/s] */
   /* rigid: x(X, t) = c + v t + R(w t) R0 (X - c0)... see body.c */

@@ -36,6 +36,7 @@ struct _p_TdSolver {
   Ancf3843Work *work;
   PetscReal    *thread_r;        /* nthreads x nfull */
   PetscReal    *rot_work;        /* nthreads x 96 x 96 */
+  PetscReal    jacobian_dt;       /* step size of the last assembled Jacobian (lagged Jacobians) */
   PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
   PetscReal    test_jacobian_max; /* largest ||J - J_fd||/||J|| seen */
   PetscBool    in_test;

@@ -105,6 +105,8 @@ int main(int argc, char **argv)
     }
   }
 
+  /* warm-up: caches, page faults and the clock of the vector units before the first figure */
+  time_kernel(TANGENT, &geo, &damped, e, edot, 2000, 1);
   printf("ANCF 3843 kernels, %g x %g x %g mm element, single thread, median of %d repetitions\n",
          a * 1e3, b * 1e3, c * 1e3, reps);
   printf("  internal force, damped, moving        %8.3f us/call  (target <= 4)\n",

@@ -9,8 +9,8 @@
 
   Constitutive law and the Poisson/thickness-locking remedy.
   St. Venant-Kirchhoff, W = lambda/2 (tr E)^2 + mu E:E, is split in the material frame into
-      W0(E) = 1/2 Emod sum_I E_II^2 + 2 mu sum_{I<J} E_IJ^2      (Poisson-free, true shear modulus)
-      Wv(E) = 1/2 (lambda + 2 mu - Emod) sum_I E_II^2 + lambda sum_{I<J} E_II E_JJ   (Poisson coupling)
+      W0(E) = 1/2 Emod sum_I E_II^2 + 2 mu sum_{I<J} E_IJ^2   (Poisson-free, true shear modulus)
+      Wv(E) = 1/2 (lambda + 2 mu - Emod) sum_I E_II^2 + lambda sum_{I<J} E_II E_JJ  (Poisson part)
   with W0 + Wv = W exactly.  Stresses: S0_II = Emod E_II, S0_IJ = 2 mu E_IJ (I != J);
   Sv_II = sum_J Cv_IJ E_JJ, Cv_II = lambda + 2 mu - Emod, Cv_IJ = lambda (I != J), Sv_IJ = 0.
   W0 is integrated with 3 x 3 x 3 Gauss points.  Wv is evaluated once per element on the
@@ -25,17 +25,20 @@
   Euler-Bernoulli or plane-stress beam does.  This is the continuum-beam remedy of Gerstmayr and
   Nachbagauer (Poisson terms evaluated at the beam axis) generalised to a solid.  Uniform strain
   states are exact (Ebar = E), and so is every uniform-stress patch of elements.
-  The brief asked for the Poisson part at the element centre point (strain at xi = 0 with
-  weight V).  That version has the same energy for affine fields and bends the same (both see no
-  linear bending strain), but it is not a consistent quadrature of int Sv : dE dV: the slope
-  shape functions have dS/dX(0) != (1/V) int dS/dX dV (e.g. dS_{4n+1}/dX = -1/16 at the centre,
-  0 on average), so a uniform-stress state is not in equilibrium: in a 2 x 2 x 2 affine patch the
-  free interior node came out with a 157 % error in its slopes, and for nu >= 0.45 the single
-  element stiffness had negative eigenvalues (Cv is indefinite).  The mean-strain version passes
-  the patch test and is positive semi-definite: int W0(E) >= V W0(Ebar) (convexity, Gauss exact
-  for E quadratic in u), so Pi >= V W(Ebar) >= 0.  It converges to full SVK under refinement
-  (projection of the strain onto element constants).  The same split is applied to the damping
-  stress (F5): S_v = beta_d [C0 : Edot at the Gauss points + Cv : Edotbar].
+  The Poisson part is taken on the element-mean strain rather than on the strain at the element
+  centre (one-point rule, weight V), which was the first plan: both have the same energy for
+  affine fields and bend alike (on a tip-loaded cantilever, one element through the thickness,
+  their deflections agreed to all printed digits), but the centre rule is not a consistent
+  quadrature of int Sv : dE dV.  The slope shape functions have dS/dX(0) != (1/V) int dS/dX dV
+  (dS_{4n+1}/dX = -1/16 at the centre, 0 on average), so a uniform-stress state is not in
+  equilibrium: in a linear 2 x 2 x 2 patch with affine boundary values the free interior node's
+  slopes were off by 1.6 times the imposed displacement gradient, and for nu = 0.45 the stiffness
+  of a single 10 x 12 x 4 mm element had two negative eigenvalues (Cv is indefinite).  The
+  mean-strain version passes the patch test (tests/test_ancf3843.c) and is positive
+  semi-definite: W0 is convex and Ebar is the Gauss-weighted mean of the E_q, so by Jensen
+  sum_q w_q W0(E_q) >= V W0(Ebar) and Pi >= V W(Ebar) >= 0.  It converges to full SVK under
+  refinement (projection of the strain onto element constants).  The same split is applied to
+  the damping stress (F5): S_v = beta_d [C0 : Edot at the Gauss points + Cv : Edotbar].
 
   Forces (F3).  Q_k = sum_q w_q F_q S_q dS_k/dX(q) with S_q = S0(E_q) + beta_d S0(Edot_q)
   + Sbar, Sbar = Cv (Ebar + beta_d Edotbar) (diagonal).  The strain energy returned is
@@ -45,12 +48,19 @@
       A_aI,bJ = c_e delta_ab S_IJ + sum_{K,M} F_aK C0_KIMJ H_bM,
       H = c_e (F + beta_d Fdot) + c_v beta_d F,
   which for C0 is  A_aI,bI = Emod F_aI H_bI + mu sum_{K != I} F_aK H_bK  and
-  A_aI,bJ = mu F_aJ H_bI (I != J), plus the geometric term.  The 32 x 32 block (a, b) of K is
-  K^ab_kl = sum_{q,I,J} dS_kI(q) w_q A^q_aI,bJ dS_lJ(q), formed as (D^T A^ab) D with the (q, I)
-  pairs as one index of length 81.  The mean-strain Poisson part adds the rank-3 term
-      V sum_{I,J} Cv_IJ bbar_I (x) [(c_e + c_v beta_d) bbar_J + c_e beta_d dbar_J],
-  bbar_I = d Ebar_II/de = (1/V) sum_q w_q F_aI dS_kI,  dbar_J = d Edotbar_JJ/de (Fdot for F).
-  Without damping (or with c_e = 0) K is symmetric and only the blocks a <= b are formed.
+  A_aI,bJ = mu F_aJ H_bI (I != J), plus the geometric term c_e delta_ab S_IJ (S including the
+  damping stress and Sbar).  Then
+      K[(k,a)][(l,b)] = sum_{q,I,J} dS_kI(q) w_q A^q_aI,bJ dS_lJ(q)
+                      + V sum_{I,J} Cv_IJ bbar_I[(k,a)] g_J[(l,b)],
+      g_J = (c_e + c_v beta_d) bbar_J + c_e beta_d dbar_J,
+  the second line being the mean-strain Poisson part, bbar_I = d Ebar_II/de =
+  (1/V) sum_q w_q F_aI dS_kI and dbar_J = d Edotbar_JJ/de (Fdot for F).  The first line is
+  formed as (D^T A) D with the (q, J) pairs as one index of length 81: for a panel of 8 shape
+  functions k and one component a, Wp = D^T A (small, stays in L1), then two rows (k, a) at a
+  time over all columns, vectorised over l, the components b interleaved in registers on the
+  way out (tangent_assemble).  Without damping, or with c_e = 0, A^q is symmetric under
+  (aI) <-> (bJ), K is symmetric, and only the columns right of each panel are formed, the rest
+  mirrored.  About 0.75 million multiply-adds per call; all scratch lives in Ancf3843Work.
 */
 #include "tribodyn/ancf3843.h"
 

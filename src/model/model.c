@@ -379,15 +379,42 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   }
   PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_clamp", p));
   {
+    static const char *const slope_modes[] = {"face", "all", NULL};
     char    (*faces)[64];
-    PetscInt nfaces;
-    PetscCall(TdOptionsNameList(p, "clamp", "faces held fixed (all coordinates of their nodes): xmin,xmax,ymin,ymax,zmin,zmax for boxes, group names for meshes", &nfaces, &faces));
+    PetscInt nfaces, mode;
+    PetscCall(TdOptionsNameList(p, "clamp", "faces held fixed: xmin,xmax,ymin,ymax,zmin,zmax for boxes, group names for meshes", &nfaces, &faces));
+    PetscCall(TdOptionsEnum(p, "clamp_slopes", "slopes a clamped face holds: face (the slopes along the face, as u = 0 on the face does) or all (also the normal slope, formulation.md §4 literally; stiff by one element at the root)", slope_modes, 0, &mode, NULL));
+    body->clamp_all_slopes = mode == 1 ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscCalloc1(body->mesh.nnodes, &body->clamped));
     if (nfaces && body->type == TD_BODY_RIGID) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid (its motion is prescribed); only ancf bodies can be clamped", opt, p);
+    /* Why not every slope: u = 0 on a face fixes the position and the derivatives along the
+       face, while the derivative across it (the normal slope) is free in the continuum.
+       Holding it as well forces dw/dx = 0 at a clamped root instead of a zero section
+       rotation, which stiffens the whole first element: 2 % on the 20 x 1 x 1 cantilever of
+       tests/verification/beam_statics.py, converging only at first order in the element
+       length.  A node on two clamped faces holds the union of their face slopes.  Faces
+       whose normal is not a global axis (rotated meshes) hold every slope. */
     for (PetscInt f = 0; f < nfaces; f++) {
       const TdMeshSet *set = TdMeshFindSet(&body->mesh, faces[f]);
       if (!set) PetscCall(FaceNotFound(model, body, faces[f], opt));
-      for (PetscInt i = 0; i < set->nnodes; i++) body->clamped[set->nodes[i]] = PETSC_TRUE;
+      for (PetscInt i = 0; i < set->nnodes; i++) body->clamped[set->nodes[i]] |= 0x7; /* positions */
+      for (PetscInt q = 0; q < set->nfaces; q++) {
+        const PetscInt   cell = set->faces[q].cell, ax = set->faces[q].face / 2;
+        const PetscReal *axes = &body->mesh.axes[9 * cell];
+        PetscInt         normal = -1, held = 0;
+        for (PetscInt i = 0; i < 3; i++)
+          if (PetscAbsReal(axes[3 * ax + i]) > 1 - 1e-12) normal = i;
+        for (PetscInt i = 0; i < 3; i++)
+          if (body->clamp_all_slopes || normal < 0 || i != normal) held |= 0x7 << (3 * (i + 1));
+        /* the face's four corner nodes */
+        for (PetscInt n = 0; n < 8; n++) {
+          const PetscInt corner[3] = {n & 1 ? 1 : 0, n & 2 ? 1 : 0, n & 4 ? 1 : 0};
+          if (corner[ax] != set->faces[q].face % 2) continue;
+          body->clamped[body->mesh.cells[8 * cell + n]] |= held;
+        }
+      }
+      if (!set->nfaces)
+        for (PetscInt i = 0; i < set->nnodes; i++) body->clamped[set->nodes[i]] |= 0xfff;
     }
     PetscCall(PetscFree(faces));
   }
@@ -521,7 +548,7 @@ PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *out)
       for (PetscInt i = 0; i < 3; i++) q[i] = body->mesh.X[3 * n + i];
       for (PetscInt i = 3; i < 12; i++) q[i] = 0;
       q[3] = q[7] = q[11] = 1; /* slopes: the unit global axes */
-      for (PetscInt i = 0; i < 12; i++) f[i] = body->clamped[n] ? -1 : model->nfree++;
+      for (PetscInt i = 0; i < 12; i++) f[i] = (body->clamped[n] >> i) & 1 ? -1 : model->nfree++;
     }
     model->nelements += body->mesh.ncells;
   }

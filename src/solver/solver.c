@@ -338,6 +338,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   ModeCoefficients(s, &cM, &ce, &cv);
+  s->jacobian_dt = s->mode == TD_MODE_DYNAMIC ? s->step_dt : -1;
   PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetArrayRead(s->Useq, &u));
@@ -508,8 +509,13 @@ static PetscErrorCode GetMultipliers(TdSolver s)
 static PetscErrorCode Solve(TdSolver s, PetscBool *converged)
 {
   SNESConvergedReason reason;
-  PetscInt            its, lits;
+  PetscInt            its, lits, lag;
   PetscFunctionBegin;
+  /* A Jacobian kept by -snes_lag_jacobian -1/-2 (modified Newton, e.g. for small vibrations)
+     must be rebuilt when it belongs to another mode or step size: the Newton matrix carries
+     1/(beta' dt^2) and gamma/(beta dt). */
+  PetscCall(SNESGetLagJacobian(s->snes, &lag));
+  if (lag < 0 && (s->mode != TD_MODE_DYNAMIC || s->jacobian_dt != s->step_dt)) PetscCall(SNESSetLagJacobian(s->snes, -2));
   PetscCall(SNESSolve(s->snes, NULL, s->U));
   PetscCall(SNESGetConvergedReason(s->snes, &reason));
   PetscCall(SNESGetIterationNumber(s->snes, &its));
@@ -533,8 +539,8 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
     const TdBody *body = &m->bodies[b];
     if (body->type != TD_BODY_ANCF) continue;
     for (PetscInt n = 0; n < body->mesh.nnodes; n++)
-      if (!body->clamped[n])
-        for (PetscInt i = 0; i < 3; i++) s->v[TD_NODE_DOF * (body->node_offset + n) + i] = body->initial_velocity[i];
+      for (PetscInt i = 0; i < 3; i++)
+        if (!((body->clamped[n] >> i) & 1)) s->v[TD_NODE_DOF * (body->node_offset + n) + i] = body->initial_velocity[i];
   }
   s->t = 0;
   if (s->mode == TD_MODE_STATIC) PetscFunctionReturn(0);
