@@ -26,6 +26,7 @@ static const char option_reference[] =
   "  -load_steps <10>: load steps of a static solve\n"
   "  -max_step_halvings <6>: halvings of a failed step before the run stops\n"
   "  -progress <true>: print a progress line every 5 % of the run\n"
+  "  -test_jacobian <0>: check the first N Newton Jacobians against central differences\n"
   "  -gravity <0,0,0>: gravity gx,gy,gz [m/s^2]\n"
   "Bodies (-bodies a,b; <b> is a body name)\n"
   "  -<b>_type <ancf>: ancf (flexible, ANCF 3843) or rigid (prescribed motion)\n"
@@ -37,6 +38,7 @@ static const char option_reference[] =
   "  -<b>_rho <7800>: density [kg/m^3]\n"
   "  -<b>_damping <0>: strain-rate damping beta_d (formulation F5) [s]\n"
   "  -<b>_clamp <none>: faces held fixed: xmin,xmax,ymin,ymax,zmin,zmax (boxes) or group names\n"
+  "  -<b>_clamp_slopes <face>: face (positions and in-face slopes held, the continuum clamp) or all\n"
   "  -<b>_initial_velocity <0,0,0>: ancf: uniform initial velocity [m/s]\n"
   "  -<b>_velocity <0,0,0>: rigid: constant velocity [m/s]\n"
   "  -<b>_rotation <0,0,0>: rigid: initial rotation about x, y, z [deg]\n"
@@ -207,7 +209,8 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
       PetscCall(WriteRecord(s, out, ids, wall0, s->load_factor));
     }
   } else {
-    PetscReal next_output = rc->output_dt, next_progress = 0.05 * rc->t_final;
+    PetscReal      next_output = rc->output_dt, next_progress = 0.05 * rc->t_final;
+    PetscLogDouble last_flush  = wall0;
     PetscCall(TdSolverInitialize(s));
     PetscCall(WriteRecord(s, out, ids, wall0, 0));
     while (s->t < rc->t_final * (1 - 1e-12)) {
@@ -221,6 +224,13 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
       if (s->t >= next_output * (1 - 1e-9) || s->t >= rc->t_final * (1 - 1e-12)) {
         PetscCall(WriteRecord(s, out, ids, wall0, s->t));
         next_output += rc->output_dt;
+      }
+      /* the XDMF follows the records every 10 s of wall time, so ParaView can open a running
+         or killed run (each record's HDF5 data is flushed as it is written) */
+      PetscCall(PetscTime(&now));
+      if (now - last_flush > 10) {
+        PetscCall(TdOutputFlush(out));
+        last_flush = now;
       }
       if (rc->progress && s->t >= next_progress * (1 - 1e-9)) {
         PetscCall(PetscTime(&now));
