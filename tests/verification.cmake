@@ -12,3 +12,4 @@ tribodyn_python_test(time_integration verification/time_integration.py verificat
 tribodyn_python_test(parallel_consistency verification/parallel_consistency.py verification mpi)
 tribodyn_python_test(jacobian verification/jacobian.py verification)
 tribodyn_python_test(joints_loads verification/joints_loads.py verification)
+tribodyn_python_test(step_control verification/step_control.py verification)
