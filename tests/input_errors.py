@@ -11,6 +11,9 @@ import tdrun
 src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 box = ["-bodies", "b", "-b_box", "0,0,0,0.1,0.02,0.01", "-b_cells", "4,1,1", "-b_clamp", "xmin",
        "-t_final", "1e-4", "-dt", "1e-4"]
+films = ["-bodies", "top,bottom", "-top_type", "rigid", "-top_box", "0,0,5e-5,0.01,0.01,0.005",
+         "-bottom_type", "rigid", "-bottom_box", "0,0,-0.005,0.01,0.01,0", "-films", "f", "-f_wall", "top:zmin",
+         "-f_base", "bottom:zmax", "-f_cells", "4,4", "-t_final", "1e-6", "-dt", "1e-6"]
 cases = [
     ("missing mesh file", ["-bodies", "b", "-b_mesh", "/nonexistent/part.msh"], ["-b_mesh", "/nonexistent/part.msh"]),
     ("non-box hexahedron", ["-bodies", "b", "-b_mesh", os.path.join(src, "meshes/bad_skewed.msh")], ["bad_skewed.msh", "box"]),
@@ -35,6 +38,14 @@ cases = [
     ("missing force table", box + ["-loads", "f", "-f_body", "b", "-f_point", "0.1,0.01,0.01", "-f_profile", "table", "-f_table", "/nonexistent.csv"], ["-f_table", "/nonexistent.csv"]),
     ("wrong number of values", box + ["-gravity", "0,-9.81"], ["-gravity", "3"]),
     ("no bodies", ["-t_final", "1e-3"], ["-bodies"]),
+    ("film face that does not exist", films + ["-f_wall", "top:zmn"], ["-f_wall", "no face 'zmn'"]),
+    ("film body that does not exist", films + ["-f_base", "floor:zmax"], ["-f_base", "no body 'floor'"]),
+    ("film faces that do not face each other", films + ["-f_base", "bottom:zmin"], ["Film 'f'", "bottom:zmin", "do not face each other"]),
+    ("film viscosity zero", films + ["-f_mu", "0"], ["-f_mu", "positive"]),
+    ("film height not positive at the start", films + ["-top_box", "0,0,-1e-5,0.01,0.01,0.005"], ["film height at the start", "-1e-05"]),
+    ("film surface not quads", films + ["-f_surface", os.path.join(src, "meshes/bad_triangles.geo")], ["bad_triangles.geo", "quadrangles"]),
+    ("negative roughness", films + ["-f_sigma_wall", "-1e-6"], ["-f_sigma_wall", "negative"]),
+    ("gamma outside the Patir-Cheng table", films + ["-f_gamma", "2"], ["-f_gamma", "1/9"]),
 ]
 checks = tdrun.Checks("Bad input: exit status, message, no result file")
 for title, args, needles in cases:

@@ -20,6 +20,7 @@
 #include <petscviewer.h>
 #include <tribodyn/ancf3843.h>
 #include <tribodyn/mesh.h>
+#include <tribodyn/film.h>
 
 #define TD_NAME_LEN 64
 #define TD_NODE_DOF 12
@@ -36,6 +37,7 @@ typedef struct {
   Ancf3843Geometry *geometry;
   PetscInt  *cell_geometry;      /* ncells: index into geometry */
   PetscInt   node_offset;        /* first node of this body in the full numbering */
+  PetscInt   element_offset;     /* its first element in the model's element list */
   PetscInt  *clamped;            /* nnodes: bit c set = coordinate c (of 12) held */
   PetscBool  clamp_all_slopes;   /* -<b>_clamp_slopes all: hold the normal slope too */
   PetscReal  mass;               /* [kg] */
@@ -44,6 +46,8 @@ typedef struct {
   PetscReal  velocity[3], rotation[3], angular_velocity[3], center[3];
   PetscReal  R0[9];
   PetscReal  size;               /* bounding-box diagonal [m] */
+  PetscBool  is_cylinder;        /* rigid: a cylinder surface (-<b>_cylinder), face "surface" */
+  PetscReal  cylinder[7];        /* x0,y0,z0, x1,y1,z1 (axis), radius [m] */
 } TdBody;
 
 /* A material point of a body: its cell, local coordinates and shape functions. */
@@ -96,7 +100,8 @@ typedef struct {
 typedef struct _p_TdModel *TdModel;
 struct _p_TdModel {
   MPI_Comm   comm;
-  PetscInt   nbodies, nloads, njoints, nsensors;
+  PetscInt   nbodies, nloads, njoints, nsensors, nfilms;
+  TdFilm    *films;
   TdBody    *bodies;
   TdLoad    *loads;
   TdJoint   *joints;
@@ -106,6 +111,8 @@ struct _p_TdModel {
   PetscInt   nnodes;       /* ANCF nodes, all bodies */
   PetscInt   nfull;        /* 12 nnodes */
   PetscInt   nfree;
+  PetscInt   nfilm_unknowns;  /* film pressures, after the free coordinates in U */
+  PetscInt   row_offset;      /* first constraint row in U: nfree + nfilm_unknowns */
   PetscInt  *free_index;   /* nfull: free number or -1 (clamped) */
   PetscReal *q_ref;        /* nfull: reference configuration */
   PetscInt   nrows;        /* constraint rows */
@@ -118,6 +125,19 @@ struct _p_TdModel {
 };
 
 PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *model);
+/* Films (src/model/film.c): read after bodies and joints; unknowns numbered from first_unknown. */
+PetscErrorCode TdFilmsCreateFromOptions(TdModel model, PetscInt nfilms, char (*names)[64], PetscInt first_unknown);
+PetscErrorCode TdFilmsDestroy(TdModel model);
+/* Film state at t for full coordinate and velocity vectors q, v: residual rows F = -R/scale of
+   every film (written into r, indexed like U, rank-local full copy), film forces subtracted
+   from rfull (the body residual), total wall load and friction per film (3 each, may be NULL).
+   If jac is not NULL the film Jacobian values are written there in the order of
+   TdFilmsCOOPattern.  Returns PETSC_FALSE in *ok if a projection failed (message in film->miss). */
+PetscErrorCode TdFilmsAssemble(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok);
+/* COO rows/columns of the film Jacobian entries (count first with rows = NULL). */
+PetscErrorCode TdFilmsCOOPattern(TdModel model, PetscCount *n, PetscInt rows[], PetscInt cols[]);
+/* Nodal fields for output: pressure [Pa], h [m], asperity pressure [Pa] of film f, and h_min. */
+PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin);
 PetscErrorCode TdModelDestroy(TdModel *model);
 PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
 

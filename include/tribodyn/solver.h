@@ -37,6 +37,10 @@ struct _p_TdSolver {
   PetscReal    *thread_r;        /* nthreads x nfull */
   PetscReal    *rot_work;        /* nthreads x 96 x 96 */
   PetscReal    jacobian_dt;       /* step size of the last assembled Jacobian (lagged Jacobians) */
+  PetscCount   nfilm_coo;          /* film entries of the COO pattern (rank 0) */
+  PetscReal   *film_rfull, *film_r;/* scratch of the film Jacobian pass */
+  char         film_miss[512];     /* the last projection failure inside Newton */
+  PetscBool    in_setup;
   PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
   PetscReal    test_jacobian_max; /* largest ||J - J_fd||/||J|| seen */
   PetscBool    in_test;

@@ -61,7 +61,9 @@ static const char option_reference[] =
   "Options read for the named objects follow.\n\n";
 
 typedef struct {
-  PetscInt sensor0, energy_k, energy_s, joint0, newton, linear, wall, body0;
+  PetscInt  sensor0, energy_k, energy_s, joint0, newton, linear, wall;
+  PetscInt *body;   /* nbodies: position series, -1 for bodies without cells */
+  PetscInt *film;   /* 6 per film: pressure, h, asperity pressure, load, friction, h_min */
 } SeriesIds;
 
 static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
@@ -92,12 +94,28 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
   PetscCall(TdOutputAddSeries(out, "/solver/newton_iterations", 1, &ids->newton));
   PetscCall(TdOutputAddSeries(out, "/solver/linear_iterations", 1, &ids->linear));
   PetscCall(TdOutputAddSeries(out, "/solver/wall_time", 1, &ids->wall));
-  ids->body0 = -1;
+  PetscCall(PetscMalloc1(PetscMax(m->nbodies, 1), &ids->body));
   for (PetscInt b = 0; b < m->nbodies; b++) {
     const TdBody *body = &m->bodies[b];
-    PetscInt      id;
-    PetscCall(TdOutputAddHexBody(out, body->name, body->mesh.nnodes, body->mesh.X, body->mesh.ncells, body->mesh.cells, &id));
-    if (b == 0) ids->body0 = id;
+    ids->body[b]       = -1;
+    if (body->mesh.ncells) PetscCall(TdOutputAddHexBody(out, body->name, body->mesh.nnodes, body->mesh.X, body->mesh.ncells, body->mesh.cells, &ids->body[b]));
+  }
+  PetscCall(PetscMalloc1(6 * PetscMax(m->nfilms, 1), &ids->film));
+  for (PetscInt f = 0; f < m->nfilms; f++) {
+    const TdFilm *film = &m->films[f];
+    const char   *fields[3] = {"pressure", "h", "asperity_pressure"};
+    PetscCall(TdOutputAddQuadSurface(out, film->name, film->surface.nnodes, film->surface.X, film->surface.nquads, film->surface.quads));
+    for (PetscInt k = 0; k < 3; k++) {
+      PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/%s", film->name, fields[k]));
+      PetscCall(TdOutputAddSeries(out, name, film->surface.nnodes, &ids->film[6 * f + k]));
+      PetscCall(TdOutputAddSurfaceField(out, film->name, fields[k], ids->film[6 * f + k]));
+    }
+    PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/load", film->name));
+    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[6 * f + 3]));
+    PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/friction", film->name));
+    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[6 * f + 4]));
+    PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/h_min", film->name));
+    PetscCall(TdOutputAddSeries(out, name, 1, &ids->film[6 * f + 5]));
   }
   PetscFunctionReturn(0);
 }
@@ -157,9 +175,36 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
         for (PetscInt i = 0; i < 3; i++) pos[3 * n + i] = s->q[TD_NODE_DOF * (body->node_offset + n) + i];
       else TdRigidBodyPoint(body, &body->mesh.X[3 * n], t, &pos[3 * n], NULL);
     }
-    PetscCall(TdOutputSetSeries(out, ids->body0 + b, pos));
+    if (ids->body[b] >= 0) PetscCall(TdOutputSetSeries(out, ids->body[b], pos));
   }
   PetscCall(PetscFree(pos));
+  if (m->nfilms) {
+    const PetscScalar *u;
+    PetscReal         *load, *friction;
+    PetscBool          ok;
+    PetscCall(PetscMalloc2(3 * m->nfilms, &load, 3 * m->nfilms, &friction));
+    PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(s->Useq, &u));
+    PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
+    PetscCall(PetscArrayzero(s->film_r, s->N));
+    PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, s->film_rfull, s->film_r, NULL, load, friction, &ok));
+    for (PetscInt f = 0; f < m->nfilms; f++) {
+      const TdFilm *film = &m->films[f];
+      PetscReal    *p, *h, *pc, hmin;
+      PetscCall(PetscMalloc3(film->surface.nnodes, &p, film->surface.nnodes, &h, film->surface.nnodes, &pc));
+      PetscCall(TdFilmNodalFields(m, f, t, s->q, u, p, h, pc, &hmin));
+      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 0], p));
+      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 1], h));
+      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 2], pc));
+      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 3], &load[3 * f]));
+      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 4], &friction[3 * f]));
+      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 5], &hmin));
+      PetscCall(PetscFree3(p, h, pc));
+    }
+    PetscCall(VecRestoreArrayRead(s->Useq, &u));
+    PetscCall(PetscFree2(load, friction));
+  }
   PetscCall(TdOutputAppendRecord(out, t));
   PetscFunctionReturn(0);
 }
@@ -286,6 +331,8 @@ int main(int argc, char **argv)
     char status[256];
     PetscCall(PetscSNPrintf(status, sizeof status, "failed: error %d at t = %g s (see the run's error output)", (int)ierr, (double)solver->t));
     PetscCall(TdOutputClose(&out, status));
+    PetscCall(PetscFree(ids.body));
+    PetscCall(PetscFree(ids.film));
     PetscCall(TdSolverDestroy(&solver));
     PetscCall(TdModelDestroy(&model));
     PetscCall(TdOptionsFinalize());
@@ -293,6 +340,8 @@ int main(int argc, char **argv)
     return (int)ierr;
   }
   PetscCall(TdOutputClose(&out, "complete"));
+  PetscCall(PetscFree(ids.body));
+  PetscCall(PetscFree(ids.film));
   PetscCall(TdSolverDestroy(&solver));
   PetscCall(TdModelDestroy(&model));
   PetscCall(TdOptionsFinalize());

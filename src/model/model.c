@@ -333,10 +333,32 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   PetscCall(TdOptionsString(p, "mesh", "hexahedral mesh file (.msh or .geo) instead of a box; physical groups name faces", NULL, meshfile, sizeof meshfile, &has_mesh));
   PetscCall(TdOptionsRealArray(p, "box", "box x0,y0,z0,x1,y1,z1 in the reference configuration", "m", 6, NULL, box, &has_box));
   PetscCall(TdOptionsIntArray(p, "cells", "structured hexahedra of the box nx,ny,nz", 3, cells, cells, NULL));
+  if (body->type == TD_BODY_RIGID) {
+    PetscBool has_cyl;
+    PetscCall(TdOptionsRealArray(p, "cylinder", "rigid body: an exact cylinder surface x0,y0,z0,x1,y1,z1,R (axis end points, radius) instead of a box or mesh; its face is 'surface'", "m", 7, NULL, body->cylinder, &has_cyl));
+    if (has_cyl) {
+      PetscReal d[3], len;
+      if (has_box || has_mesh) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s': give one of -%s_box, -%s_mesh, -%s_cylinder", p, p, p, p);
+      for (PetscInt i = 0; i < 3; i++) d[i] = body->cylinder[3 + i] - body->cylinder[i];
+      len = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      if (!(len > 0) || !(body->cylinder[6] > 0)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_cylinder: the axis end points must differ and the radius must be positive", p);
+      body->is_cylinder = PETSC_TRUE;
+      PetscCall(PetscStrcpy(body->mesh.source, "cylinder"));
+      for (PetscInt i = 0; i < 3; i++) {
+        body->mesh.bbox[i]     = PetscMin(body->cylinder[i], body->cylinder[3 + i]) - body->cylinder[6];
+        body->mesh.bbox[i + 3] = PetscMax(body->cylinder[i], body->cylinder[3 + i]) + body->cylinder[6];
+      }
+      body->mesh.axis_aligned = PETSC_TRUE;
+      has_box = PETSC_TRUE; /* geometry given */
+    }
+  }
   if (TdOptionsHelpRequested() && !has_box && !has_mesh) PetscFunctionReturn(0);
-  if (has_box && has_mesh) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s': give either -%s_box or -%s_mesh, not both", p, p, p);
+  if (body->is_cylinder) {
+    /* nothing to mesh */
+  } else if (has_box && has_mesh) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s': give either -%s_box or -%s_mesh, not both", p, p, p);
   if (!has_box && !has_mesh) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s' has no geometry: set -%s_box x0,y0,z0,x1,y1,z1 (with -%s_cells nx,ny,nz) or -%s_mesh FILE", p, p, p, p);
-  if (has_box) {
+  if (body->is_cylinder) {
+  } else if (has_box) {
     for (PetscInt i = 0; i < 3; i++)
       if (!(box[i + 3] > box[i])) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_box: the box has zero or negative size along %c (%g to %g); give x0,y0,z0,x1,y1,z1 with x1 > x0, y1 > y0, z1 > z0", p, "xyz"[i], (double)box[i], (double)box[i + 3]);
     for (PetscInt i = 0; i < 3; i++)
@@ -496,7 +518,7 @@ PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *out)
   model->comm = comm;
   PetscCall(TdOptionsRealArray(NULL, "gravity", "gravity gx,gy,gz", "m/s^2", 3, g_default, model->gravity, NULL));
   PetscCall(TdOptionsNameList(NULL, "bodies", "body names (each becomes an option prefix: -<b>_type, -<b>_box, ...)", &nb, &bodies));
-  PetscCall(TdOptionsNameList(NULL, "films", "film names (lubricant films; not in this version: films are issue 3)", &nf, &films));
+  PetscCall(TdOptionsNameList(NULL, "films", "film names (-<f>_model, -<f>_wall, -<f>_base, -<f>_cells, -<f>_mu, ...)", &nf, &films));
   PetscCall(TdOptionsNameList(NULL, "loads", "load names (-<l>_body, -<l>_point, -<l>_force, -<l>_profile ...)", &nl, &loads));
   PetscCall(TdOptionsNameList(NULL, "joints", "joint names (-<j>_type point|crank_slider, ...)", &nj, &joints));
   PetscCall(TdOptionsNameList(NULL, "sensors", "sensor names (-<s>_body, -<s>_point)", &ns, &sensors));
@@ -514,7 +536,6 @@ PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *out)
     PetscCall(CheckUniqueNames(model, n, all, kinds, kind));
     PetscCall(PetscFree2(all, kind));
   }
-  if (nf) SETERRQ(comm, PETSC_ERR_SUP, "Option -films: lubricant films are not implemented in this version of tribodyn (they come with the film module); remove -films");
   if (!nb && !TdOptionsHelpRequested()) SETERRQ(comm, PETSC_ERR_USER_INPUT, "No bodies: set -bodies name1,name2 and describe each body (-<b>_box, -<b>_cells, -<b>_E, ...); see tribodyn -help or the cases/ folder");
 
   /* bodies */
@@ -559,6 +580,7 @@ PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *out)
     for (PetscInt b = 0; b < nb; b++) {
       TdBody *body = &model->bodies[b];
       if (body->type != TD_BODY_ANCF) continue;
+      body->element_offset = e;
       for (PetscInt c = 0; c < body->mesh.ncells; c++, e++) {
         model->element_body[e] = b;
         model->element_cell[e] = c;
@@ -674,6 +696,12 @@ PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *out)
     PetscCall(PetscStrncpy(model->sensors[s].name, sensors[s], TD_NAME_LEN));
     PetscCall(ReadPoint(model, sensors[s], "sensor", &b, &model->sensors[s].point));
   }
+
+  /* films: their pressures follow the free coordinates in U */
+  PetscCall(TdFilmsCreateFromOptions(model, nf, films, model->nfree));
+  model->nfilm_unknowns = 0;
+  for (PetscInt f = 0; f < model->nfilms; f++) model->nfilm_unknowns += model->films[f].nunknowns;
+  model->row_offset = model->nfree + model->nfilm_unknowns;
 done:
   PetscCall(PetscFree(bodies));
   PetscCall(PetscFree(films));
@@ -698,6 +726,7 @@ PetscErrorCode TdModelDestroy(TdModel *model)
   }
   for (PetscInt l = 0; l < m->nloads; l++)
     if (m->loads[l].ntable) PetscCall(PetscFree2(m->loads[l].table_t, m->loads[l].table_f));
+  PetscCall(TdFilmsDestroy(m));
   PetscCall(PetscFree(m->bodies));
   PetscCall(PetscFree(m->loads));
   PetscCall(PetscFree(m->joints));

@@ -35,7 +35,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   s->comm  = model->comm;
   s->model = model;
   nfull    = model->nfull;
-  s->N     = model->nfree + model->nrows;
+  s->N     = model->row_offset + model->nrows;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   ne            = model->nelements;
@@ -54,6 +54,8 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(PetscMalloc1(s->nthreads, &s->work));
   PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
   PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
+  PetscCall(AllocFull(nfull, &s->film_rfull));
+  PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
 
   PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
   PetscCall(VecDuplicate(s->U, &s->R));
@@ -64,9 +66,11 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   {
     PetscInt   nloc = s->elem_end - s->elem_start, nc = 0;
     PetscInt  *ci, *cj, k = 0;
-    if (rank == 0)
+    if (rank == 0) {
       for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms;
-    s->ncoo = (PetscCount)nloc * NDOF * NDOF + nc;
+      PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
+    }
+    s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
     PetscCall(PetscMalloc2(s->ncoo, &ci, s->ncoo, &cj));
     for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
       PetscInt coord[NDOF], f[NDOF];
@@ -78,14 +82,19 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
           cj[k] = f[j];
         }
     }
+    if (rank == 0) {
+      PetscCount nfc;
+      PetscCall(TdFilmsCOOPattern(model, &nfc, &ci[k], &cj[k]));
+      k += (PetscInt)nfc;
+    }
     if (rank == 0)
       for (PetscInt r = 0; r < model->nrows; r++) {
         const TdConstraintRow *row = &model->rows[r];
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) {
-          ci[k]     = model->nfree + r;
+          ci[k]     = model->row_offset + r;
           cj[k]     = model->free_index[row->coord[t]];
           ci[k + 1] = model->free_index[row->coord[t]];
-          cj[k + 1] = model->nfree + r;
+          cj[k + 1] = model->row_offset + r;
           if (cj[k] < 0) ci[k] = ci[k + 1] = -1; /* a clamped coordinate: a constant term */
         }
       }
@@ -129,11 +138,42 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCLU));
   PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+  /* Swift-Stieber cavitation: bounds p >= p_cav on the pressure unknowns (formulation §2) */
+  {
+    PetscBool vi = PETSC_FALSE;
+    for (PetscInt fi = 0; fi < s->model->nfilms; fi++)
+      if (s->model->films[fi].cavitation == TD_CAVITATION_SWIFT_STIEBER) vi = PETSC_TRUE;
+    if (vi) {
+      Vec          lo, up;
+      PetscInt     rlo, rhi;
+      PetscScalar *l;
+      PetscCall(SNESSetType(s->snes, SNESVINEWTONRSLS));
+      PetscCall(VecDuplicate(s->U, &lo));
+      PetscCall(VecDuplicate(s->U, &up));
+      PetscCall(VecSet(lo, PETSC_NINFINITY));
+      PetscCall(VecSet(up, PETSC_INFINITY));
+      PetscCall(VecGetOwnershipRange(lo, &rlo, &rhi));
+      PetscCall(VecGetArray(lo, &l));
+      for (PetscInt fi = 0; fi < s->model->nfilms; fi++) {
+        const TdFilm *f = &s->model->films[fi];
+        if (f->cavitation != TD_CAVITATION_SWIFT_STIEBER) continue;
+        for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++)
+          if (k >= rlo && k < rhi) l[k - rlo] = f->p_cav / f->p_ref;
+      }
+      PetscCall(VecRestoreArray(lo, &l));
+      PetscCall(SNESVISetVariableBounds(s->snes, lo, up));
+      PetscCall(VecDestroy(&lo));
+      PetscCall(VecDestroy(&up));
+    }
+  }
   atol = 1e-10 * PetscMax(s->model->force_scale, 1e-12);
   for (PetscInt l = 0; l < s->model->nloads; l++) {
     const PetscReal *f = s->model->loads[l].force;
     atol               = PetscMax(atol, 1e-10 * PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
   }
+  /* film rows are dimensionless (scaled by rho h_ref^3 p_ref / 12 mu, of order one per node):
+     1e-12 resolves them to rounding, also in models whose bodies are all rigid */
+  if (s->model->nfilms) atol = PetscMax(atol, 1e-12);
   PetscCall(SNESSetTolerances(s->snes, atol, 1e-9, 1e-14, 25, 10000));
   {
     /* Full Newton steps: in a total-Lagrangian structure the first step of a bending load
@@ -173,6 +213,8 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->work));
   PetscCall(PetscFree(s->thread_r));
   PetscCall(PetscFree(s->rot_work));
+  PetscCall(PetscFree(s->film_rfull));
+  PetscCall(PetscFree(s->film_r));
   PetscCall(PetscFree(s));
   *solver = NULL;
   PetscFunctionReturn(0);
@@ -299,10 +341,21 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
         for (PetscInt i = 0; i < 3; i++) rf[load->point.coord[3 * k + i]] -= load->point.S[k] * f[i];
     }
+    /* films (F11, F14): pressure rows and the film forces on ANCF faces */
+    if (m->nfilms) {
+      PetscBool ok;
+      PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, rf, r, NULL, NULL, NULL, &ok));
+      if (!ok) {
+        finite = PETSC_FALSE;
+        for (PetscInt fi = 0; fi < m->nfilms; fi++)
+          if (m->films[fi].miss[0]) PetscCall(PetscStrncpy(s->film_miss, m->films[fi].miss, sizeof s->film_miss));
+        if (s->in_setup) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "%s", s->film_miss);
+      }
+    }
     /* constraints: Phi_q^T lambda and the scaled rows */
     for (PetscInt c = 0; c < m->nrows; c++) {
       const TdConstraintRow *row = &m->rows[c];
-      const PetscReal        lam = s->row_scale * u[m->nfree + c];
+      const PetscReal        lam = s->row_scale * u[m->row_offset + c];
       PetscReal              b, bd, bdd, phi = 0;
       const PetscReal       *x = s->mode == TD_MODE_ACCELERATION ? s->qdd1 : s->q1;
       TdConstraintTarget(m, c, t1, &b, &bd, &bdd);
@@ -310,7 +363,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         rf[row->coord[k]] += row->coef[k] * lam;
         phi += row->coef[k] * x[row->coord[k]];
       }
-      r[m->nfree + c] = s->row_scale * (phi - (s->mode == TD_MODE_ACCELERATION ? bdd : b));
+      r[m->row_offset + c] = s->row_scale * (phi - (s->mode == TD_MODE_ACCELERATION ? bdd : b));
     }
   }
   for (PetscInt i = 0; i < nfull; i++) {
@@ -374,6 +427,17 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   }
   if (rank == 0) {
     PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
+    if (s->nfilm_coo) {
+      PetscBool ok;
+      PetscCall(VecGetArrayRead(s->Useq, &u));
+      PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
+      PetscCall(PetscArrayzero(s->film_r, s->N));
+      PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, s->film_rfull, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
+      PetscCall(VecRestoreArrayRead(s->Useq, &u));
+      if (!ok)
+        for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
+      k += s->nfilm_coo;
+    }
     for (PetscInt c = 0; c < m->nrows; c++) {
       const TdConstraintRow *row = &m->rows[c];
       for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
@@ -485,7 +549,7 @@ static PetscErrorCode SetUnknowns(TdSolver s, const PetscReal x[], const PetscRe
     if (f >= lo && f < hi) u[f - lo] = x[i];
   }
   for (PetscInt c = 0; c < m->nrows; c++) {
-    PetscInt f = m->nfree + c;
+    PetscInt f = m->row_offset + c;
     if (f >= lo && f < hi) u[f - lo] = lambda[c] / s->row_scale;
   }
   PetscCall(VecRestoreArray(s->U, &u));
@@ -501,7 +565,7 @@ static PetscErrorCode GetMultipliers(TdSolver s)
   PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetArrayRead(s->Useq, &u));
   IterateFromUnknowns(s, u);
-  for (PetscInt c = 0; c < s->model->nrows; c++) s->lambda[c] = s->row_scale * u[s->model->nfree + c];
+  for (PetscInt c = 0; c < s->model->nrows; c++) s->lambda[c] = s->row_scale * u[s->model->row_offset + c];
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
   PetscFunctionReturn(0);
 }
@@ -548,7 +612,9 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
   s->mode      = TD_MODE_ACCELERATION;
   s->row_scale = m->mass_per_node;
   PetscCall(SetUnknowns(s, s->qdd, s->lambda));
+  s->in_setup = PETSC_TRUE;
   PetscCall(Solve(s, &ok));
+  s->in_setup = PETSC_FALSE;
   if (!ok) SETERRQ(s->comm, PETSC_ERR_NOT_CONVERGED, "The consistent initial accelerations could not be computed (the linear solve failed); check that every body is held or free to move as intended (-snes_monitor -ksp_view show more)");
   PetscCall(GetMultipliers(s));
   for (PetscInt i = 0; i < m->nfull; i++) s->a[i] = s->qdd[i] = s->qdd1[i];
@@ -572,7 +638,7 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
     PetscCall(SNESGetConvergedReason(s->snes, &reason));
     s->rejected++;
     if (depth >= s->max_halvings)
-      SETERRQ(s->comm, PETSC_ERR_NOT_CONVERGED, "Newton did not converge at t = %g s (%s) even after halving the step %" PetscInt_FMT " times (dt = %g s); try a smaller -dt, more -max_step_halvings, or look at -snes_monitor -snes_converged_reason", (double)s->t, SNESConvergedReasons[reason], depth, (double)dt);
+      SETERRQ(s->comm, PETSC_ERR_NOT_CONVERGED, "Newton did not converge at t = %g s (%s) even after halving the step %" PetscInt_FMT " times (dt = %g s)%s%s; try a smaller -dt, more -max_step_halvings, or look at -snes_monitor -snes_converged_reason", (double)s->t, SNESConvergedReasons[reason], depth, (double)dt, s->film_miss[0] ? "; last film problem: " : "", s->film_miss);
     PetscCall(PetscInfo(s->snes, "step at t = %g with dt = %g failed (%s); halving\n", (double)s->t, (double)dt, SNESConvergedReasons[reason]));
     PetscCall(StepRecursive(s, dt / 2, depth + 1));
     PetscCall(StepRecursive(s, dt / 2, depth + 1));

@@ -1,0 +1,63 @@
+#ifndef TRIBODYN_FILM_H
+#define TRIBODYN_FILM_H
+/*
+  Lubricant films between two body faces (formulation.md §2-§3; src/model/film.c).
+
+  A film lives on a reference surface of bilinear quads whose nodes are fixed in a frame: static,
+  or carried by a crank_slider drive (x = X_f + (x_P(t) - x_P(0)) e_x).  Its pressures are
+  unknowns of the step (scaled, p = p_ref p_hat); its surfaces are faces of bodies:
+    - a face of an ANCF body (a mesh set: cells and local faces),
+    - a face of a rigid body's mesh (bilinear quads moved with the body),
+    - the surface of a rigid cylinder (-<b>_cylinder), exact.
+  At every Gauss point the line through the point along the reference normal n (from the wall
+  to the base) is intersected with both surfaces (F6); h, dh/dt and the surface velocities follow
+  (F7-F9), then the Reynolds residual (F11) and the tractions (F13) whose integral gives the
+  generalised forces on ANCF faces (F14).
+*/
+#include <tribodyn/film_kernels.h>
+#include <tribodyn/projection.h>
+#include <tribodyn/surface_mesh.h>
+
+typedef enum { TD_FILM_REYNOLDS, TD_FILM_DRY } TdFilmModel;
+typedef enum { TD_CAVITATION_NONE, TD_CAVITATION_SWIFT_STIEBER } TdFilmCavitation;
+typedef enum { TD_FACE_ANCF, TD_FACE_RIGID_MESH, TD_FACE_RIGID_CYLINDER } TdFaceKind;
+
+/* One bounding surface of a film. */
+typedef struct {
+  TdFaceKind  kind;
+  PetscInt    body;
+  char        face[64];
+  PetscInt    nfaces;        /* ANCF / rigid mesh: faces of the set */
+  const void *set;           /* const TdMeshSet* */
+  FilmProfile profile;
+  PetscReal  *profile_table; /* owned: 2 ntable */
+} TdFilmSurface;
+
+/* The projection of one film point onto one surface, kept between evaluations as the start of
+   the next search. */
+typedef struct {
+  PetscInt         face;     /* index into the surface's set faces (-1: not found yet) */
+  FilmSurfacePoint pt;
+} TdFilmHit;
+
+typedef struct {
+  char             name[64];
+  TdFilmModel      model;
+  TdFilmSurface    wall, base;
+  TdSurfaceMesh    surface;
+  PetscInt         frame_joint;      /* -1: static frame */
+  FilmFluid        fluid;
+  FilmContact      contact;
+  TdFilmCavitation cavitation;
+  PetscReal        p_ref, p_cav, h_ref, residual_scale;
+  PetscReal        Kg, eta, exponent, mu_dry, eps_dry, area;
+  FilmQuadGeometry *geometry;        /* nquads, frame coordinates */
+  PetscInt         first_unknown;    /* of this film's pressures in U */
+  PetscInt         nunknowns;
+  PetscInt        *unknown;          /* nnodes: index in U or -1 (Dirichlet, or dry model) */
+  TdFilmHit       *hits;             /* 2 x 4 nquads: wall then base, per Gauss point */
+  TdFilmHit       *node_hits;        /* 2 x nnodes, for nodal output */
+  char             miss[512];        /* the last projection failure, for messages */
+} TdFilm;
+
+#endif

@@ -1,0 +1,668 @@
+/*
+  Lubricant films (film.h, formulation.md §2-§3): options, reference surfaces, projection of the
+  Gauss points onto the bounding faces, assembly of the average Reynolds equation (or the dry
+  contact law) and of the film forces on the bodies.
+
+  Sign convention of the film rows: the unknowns are p_hat = p / p_ref and the rows are
+  F_i = -R_i / scale with R_i of formulation F11 and scale = rho h_ref^3 p_ref / (12 mu).  The
+  minus sign makes dF/dp positive definite (the Poiseuille term), so that Swift-Stieber
+  cavitation is the standard complementarity problem p >= p_cav, F >= 0, (p - p_cav) F = 0
+  that SNESVINEWTONRSLS solves (an obstacle problem: F_i is the multiplier of the bound).
+*/
+#include <tribodyn/model.h>
+#include <tribodyn/options.h>
+#include <errno.h>
+#include <string.h>
+
+static const char *const film_models[]      = {"reynolds", "dry", NULL};
+static const char *const film_cavitations[] = {"none", "swift_stieber", NULL};
+static const char *const profile_kinds[]    = {"none", "crown", "chamfer", "table", NULL};
+
+static PetscReal Dot3(const PetscReal a[3], const PetscReal b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Rigid body: velocity of the material point now at spatial position r. */
+static void RigidVelocityAt(const TdBody *body, const PetscReal r[3], PetscReal t, PetscReal v[3])
+{
+  const PetscReal *w = body->angular_velocity;
+  PetscReal        d[3];
+  for (PetscInt i = 0; i < 3; i++) d[i] = r[i] - body->center[i] - body->velocity[i] * t;
+  v[0] = body->velocity[0] + w[1] * d[2] - w[2] * d[1];
+  v[1] = body->velocity[1] + w[2] * d[0] - w[0] * d[2];
+  v[2] = body->velocity[2] + w[0] * d[1] - w[1] * d[0];
+}
+
+/* The four corners of local face f of a cell, counter-clockwise around the outward normal in
+   (u, v) order: the bilinear corners (-1,-1), (1,-1), (1,1), (-1,1) of film_project_bilinear. */
+static void FaceCornerNodes(const PetscInt cell[8], PetscInt f, PetscInt corner[4])
+{
+  const PetscInt ax = f / 2, side = f % 2;
+  const PetscInt a1 = ax == 0 ? 1 : 0, a2 = ax == 2 ? 1 : 2; /* the face coordinates (u, v) */
+  const PetscInt uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  for (PetscInt k = 0; k < 4; k++) {
+    PetscInt n = side << ax;
+    n |= uv[k][0] << a1;
+    n |= uv[k][1] << a2;
+    corner[k] = cell[n];
+  }
+}
+
+/* Frame of a film: offset and velocity of its nodes at t. */
+static void FrameMotion(TdModel m, const TdFilm *f, PetscReal t, PetscReal c[3], PetscReal cdot[3])
+{
+  c[0] = c[1] = c[2] = cdot[0] = cdot[1] = cdot[2] = 0;
+  if (f->frame_joint >= 0) {
+    const TdJoint *j = &m->joints[f->frame_joint];
+    PetscReal      x, xd, xdd, x0, xd0, xdd0;
+    TdCrankSlider(j, t, &x, &xd, &xdd);
+    TdCrankSlider(j, 0, &x0, &xd0, &xdd0);
+    c[0]    = x - x0;
+    cdot[0] = xd;
+  }
+}
+
+typedef struct {
+  PetscReal r[3], v[3];      /* point and material velocity */
+  PetscReal rate;            /* n . total velocity of the point (F9) */
+  PetscReal prof, prof_rate; /* profile and its rate at the fixed film point */
+  PetscInt  element;         /* ANCF: element of the model, else -1 */
+  PetscReal S[ANCF3843_NSHAPE];
+} SurfaceState;
+
+/* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9). */
+static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], SurfaceState *st, PetscBool *found)
+{
+  const TdBody    *body = &m->bodies[s->body];
+  const TdMeshSet *set  = (const TdMeshSet *)s->set;
+  PetscReal        Xmat[3] = {0, 0, 0}, Xuv[3][2] = {{0, 0}, {0, 0}, {0, 0}}, uvdot[2];
+  PetscFunctionBegin;
+  *found      = PETSC_FALSE;
+  st->element = -1;
+  if (s->kind == TD_FACE_RIGID_CYLINDER) {
+    PetscReal p0[3], p1[3], d[3], len, cyl_t = t;
+    TdRigidBodyPoint(body, &body->cylinder[0], cyl_t, p0, NULL);
+    TdRigidBodyPoint(body, &body->cylinder[3], cyl_t, p1, NULL);
+    for (PetscInt i = 0; i < 3; i++) d[i] = p1[i] - p0[i];
+    len = PetscSqrtReal(Dot3(d, d));
+    for (PetscInt i = 0; i < 3; i++) d[i] /= len;
+    if (film_project_cylinder(p0, d, body->cylinder[6], x, n, &hit->pt) != 0) PetscFunctionReturn(0);
+    hit->face = 0;
+    for (PetscInt i = 0; i < 3; i++) st->r[i] = hit->pt.r[i];
+    RigidVelocityAt(body, st->r, t, st->v);
+    st->rate      = film_point_normal_rate(&hit->pt, n, st->v, xdot, NULL, uvdot);
+    st->prof      = 0;
+    st->prof_rate = 0;
+    *found        = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  /* faces of a mesh set: the last face first, then the others near the line */
+  for (PetscInt pass = 0; pass < 2 && !*found; pass++) {
+    for (PetscInt k = 0; k < set->nfaces && !*found; k++) {
+      const PetscInt   fi   = pass == 0 ? hit->face : k;
+      PetscInt         corner[4], ret;
+      PetscReal        C[4][3], X0[4][3];
+      const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
+      FilmSurfacePoint pt;
+      if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
+      FaceCornerNodes(&body->mesh.cells[8 * cell], set->faces[fi].face, corner);
+      for (PetscInt c = 0; c < 4; c++) {
+        for (PetscInt i = 0; i < 3; i++) X0[c][i] = body->mesh.X[3 * corner[c] + i];
+        if (body->type == TD_BODY_ANCF)
+          for (PetscInt i = 0; i < 3; i++) C[c][i] = q[TD_NODE_DOF * (body->node_offset + corner[c]) + i];
+        else TdRigidBodyPoint(body, X0[c], t, C[c], NULL);
+      }
+      {
+        /* skip faces far from the line: distance of the face centre from the line vs its size */
+        PetscReal cen[3] = {0, 0, 0}, d[3], dn, diam = 0;
+        for (PetscInt c = 0; c < 4; c++)
+          for (PetscInt i = 0; i < 3; i++) cen[i] += 0.25 * C[c][i];
+        for (PetscInt i = 0; i < 3; i++) d[i] = cen[i] - x[i];
+        dn = Dot3(d, n);
+        for (PetscInt i = 0; i < 3; i++) d[i] -= dn * n[i];
+        for (PetscInt c = 0; c < 4; c++) {
+          PetscReal e[3];
+          for (PetscInt i = 0; i < 3; i++) e[i] = C[c][i] - cen[i];
+          diam = PetscMax(diam, PetscSqrtReal(Dot3(e, e)));
+        }
+        if (PetscSqrtReal(Dot3(d, d)) > 1.5 * diam) continue;
+      }
+      pt = hit->pt;
+      if (fi != hit->face) pt.uv[0] = pt.uv[1] = 0;
+      if (body->type == TD_BODY_ANCF) {
+        const PetscInt  e  = body->element_offset + cell;
+        PetscReal       ee[ANCF3843_NDOF];
+        const PetscReal *sz = &body->mesh.size[3 * cell];
+        TdModelElementGather(m, e, q, PETSC_FALSE, ee);
+        ret = film_project_ancf_face(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, n, 1e-9, &pt);
+        if (ret == 0) {
+          PetscReal ev[ANCF3843_NDOF], eref[ANCF3843_NDOF];
+          TdModelElementGather(m, e, v, PETSC_FALSE, ev);
+          TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
+          st->element = e;
+          for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++) st->S[k2] = pt.S[k2];
+          for (PetscInt i = 0; i < 3; i++) {
+            st->r[i] = pt.r[i];
+            st->v[i] = 0;
+            Xmat[i]  = 0;
+            Xuv[i][0] = Xuv[i][1] = 0;
+          }
+          for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
+            for (PetscInt i = 0; i < 3; i++) {
+              st->v[i] += pt.S[k2] * ev[3 * k2 + i];
+              Xmat[i] += pt.S[k2] * eref[3 * k2 + i];
+              Xuv[i][0] += pt.dS_uv[0][k2] * eref[3 * k2 + i];
+              Xuv[i][1] += pt.dS_uv[1][k2] * eref[3 * k2 + i];
+            }
+        }
+      } else {
+        ret = film_project_bilinear(C, x, n, 1e-9, &pt);
+        if (ret == 0) {
+          const PetscReal u = pt.uv[0], w = pt.uv[1];
+          const PetscReal N[4] = {0.25 * (1 - u) * (1 - w), 0.25 * (1 + u) * (1 - w), 0.25 * (1 + u) * (1 + w), 0.25 * (1 - u) * (1 + w)};
+          const PetscReal Nu[4] = {-0.25 * (1 - w), 0.25 * (1 - w), 0.25 * (1 + w), -0.25 * (1 + w)};
+          const PetscReal Nv[4] = {-0.25 * (1 - u), -0.25 * (1 + u), 0.25 * (1 + u), 0.25 * (1 - u)};
+          for (PetscInt i = 0; i < 3; i++) {
+            st->r[i] = pt.r[i];
+            Xmat[i]  = 0;
+            Xuv[i][0] = Xuv[i][1] = 0;
+            for (PetscInt c = 0; c < 4; c++) {
+              Xmat[i] += N[c] * X0[c][i];
+              Xuv[i][0] += Nu[c] * X0[c][i];
+              Xuv[i][1] += Nv[c] * X0[c][i];
+            }
+          }
+          RigidVelocityAt(body, st->r, t, st->v);
+        }
+      }
+      if (ret == 0) {
+        hit->face = fi;
+        hit->pt   = pt;
+        *found    = PETSC_TRUE;
+      }
+    }
+  }
+  if (!*found) PetscFunctionReturn(0);
+  st->rate = film_point_normal_rate(&hit->pt, n, st->v, xdot, NULL, uvdot);
+  if (s->profile.type != FILM_PROFILE_NONE) {
+    PetscReal g[3];
+    st->prof      = film_profile_eval(&s->profile, Xmat, g);
+    st->prof_rate = 0;
+    for (PetscInt i = 0; i < 3; i++) st->prof_rate += g[i] * (Xuv[i][0] * uvdot[0] + Xuv[i][1] * uvdot[1]);
+  } else st->prof = st->prof_rate = 0;
+  PetscFunctionReturn(0);
+}
+
+/* Film state at one film point: h (F7), dh/dt (F9), relative surface velocities (F8). */
+static PetscErrorCode PointState(TdModel m, TdFilm *f, TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
+{
+  PetscBool fw, fb;
+  PetscFunctionBegin;
+  PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, xdot, t, q, v, sw, &fw));
+  PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, xdot, t, q, v, sb, &fb));
+  if (!fw || !fb) {
+    PetscCall(PetscSNPrintf(f->miss, sizeof f->miss, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses its %s surface (%s:%s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], !fw ? "wall" : "base", m->bodies[(!fw ? f->wall : f->base).body].name, (!fw ? f->wall : f->base).face, (double)t));
+    *ok = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  ps->h    = Dot3(n, sb->r) - Dot3(n, sw->r) + sw->prof + sb->prof;
+  ps->dhdt = sb->rate - sw->rate + sw->prof_rate + sb->prof_rate;
+  for (PetscInt i = 0; i < 3; i++) {
+    ps->vw[i] = sw->v[i] - xdot[i];
+    ps->vb[i] = sb->v[i] - xdot[i];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Adds the generalised force of traction f (per unit area, times weight w) on an ANCF face point
+   to the body residual (F14), with the minus sign of R_q = ... - Q_film. */
+static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const PetscReal fvec[3], PetscReal rfull[])
+{
+  PetscReal Q[ANCF3843_NDOF];
+  PetscInt  coord[ANCF3843_NDOF];
+  if (st->element < 0) return;
+  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+    for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] = w * st->S[k] * fvec[i];
+  TdModelElementRotateForce(m, st->element, Q);
+  TdModelElementCoordinates(m, st->element, coord);
+  for (PetscInt i = 0; i < ANCF3843_NDOF; i++) rfull[coord[i]] -= Q[i];
+}
+
+PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], PetscInt cols[])
+{
+  PetscCount k = 0;
+  PetscFunctionBegin;
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    const TdFilm *f = &m->films[fi];
+    if (f->model != TD_FILM_REYNOLDS) continue;
+    for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+      const PetscInt *nodes = &f->surface.quads[4 * qd];
+      for (PetscInt i = 0; i < 4; i++)
+        for (PetscInt j = 0; j < 4; j++, k++)
+          if (rows) {
+            rows[k] = f->unknown[nodes[i]];
+            cols[k] = f->unknown[nodes[j]];
+            if (rows[k] < 0 || cols[k] < 0) rows[k] = cols[k] = -1;
+          }
+    }
+  }
+  *n = k;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
+{
+  PetscCount kj = 0;
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  for (PetscInt fi = 0; fi < m->nfilms && *ok; fi++) {
+    TdFilm   *f = &m->films[fi];
+    PetscReal c[3], cdot[3], L[3] = {0, 0, 0}, Fr[3] = {0, 0, 0};
+    FrameMotion(m, f, t, c, cdot);
+    for (PetscInt qd = 0; qd < f->surface.nquads && *ok; qd++) {
+      const FilmQuadGeometry *g     = &f->geometry[qd];
+      const PetscInt         *nodes = &f->surface.quads[4 * qd];
+      FilmPointState          ps[4];
+      SurfaceState            sw[4], sb[4];
+      PetscReal               p[4];
+      for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
+      for (PetscInt gp = 0; gp < 4; gp++) {
+        PetscReal x[3];
+        for (PetscInt i = 0; i < 3; i++) x[i] = g->x[gp][i] + c[i];
+        PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, &ps[gp], &sw[gp], &sb[gp], ok));
+        if (!*ok) break;
+      }
+      if (!*ok) break;
+      if (f->model == TD_FILM_REYNOLDS) {
+        PetscReal R[4], K[4][4];
+        film_reynolds_quad(g, &f->fluid, ps, p, R, K, NULL);
+        for (PetscInt i = 0; i < 4; i++)
+          if (f->unknown[nodes[i]] >= 0) r[f->unknown[nodes[i]]] -= R[i] / f->residual_scale;
+        if (jac)
+          for (PetscInt i = 0; i < 4; i++)
+            for (PetscInt j = 0; j < 4; j++, kj++) jac[kj] = -K[i][j] * f->p_ref / f->residual_scale;
+        for (PetscInt gp = 0; gp < 4; gp++) {
+          PetscReal pq = 0, gradp[3] = {0, 0, 0}, fw[3], fb[3], pc, fn;
+          for (PetscInt i = 0; i < 4; i++) {
+            pq += g->N[gp][i] * p[i];
+            for (PetscInt d = 0; d < 3; d++) gradp[d] += g->gradN[gp][i][d] * p[i];
+          }
+          film_tractions(&f->fluid, &f->contact, g->n[gp], &ps[gp], pq, gradp, fw, fb, &pc);
+          AddFaceForce(m, &sw[gp], g->w[gp], fw, rfull);
+          AddFaceForce(m, &sb[gp], g->w[gp], fb, rfull);
+          fn = Dot3(fw, g->n[gp]);
+          for (PetscInt d = 0; d < 3; d++) {
+            L[d] += g->w[gp] * fw[d];
+            Fr[d] += g->w[gp] * (fw[d] - fn * g->n[gp][d]);
+          }
+        }
+      } else {
+        for (PetscInt gp = 0; gp < 4; gp++) {
+          PetscReal pN = film_dry_pressure(ps[gp].h, ps[gp].dhdt, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, NULL, NULL);
+          PetscReal rel[3], tn, nrm, fw[3], fb[3];
+          for (PetscInt d = 0; d < 3; d++) rel[d] = ps[gp].vb[d] - ps[gp].vw[d];
+          tn = Dot3(rel, g->n[gp]);
+          for (PetscInt d = 0; d < 3; d++) rel[d] -= tn * g->n[gp][d];
+          nrm = PetscSqrtReal(Dot3(rel, rel) + f->contact.v_eps * f->contact.v_eps);
+          for (PetscInt d = 0; d < 3; d++) {
+            fw[d] = -pN * g->n[gp][d] + f->mu_dry * pN * rel[d] / nrm;
+            fb[d] = -fw[d];
+          }
+          AddFaceForce(m, &sw[gp], g->w[gp], fw, rfull);
+          AddFaceForce(m, &sb[gp], g->w[gp], fb, rfull);
+          for (PetscInt d = 0; d < 3; d++) {
+            L[d] += g->w[gp] * fw[d];
+            Fr[d] += g->w[gp] * f->mu_dry * pN * rel[d] / nrm;
+          }
+        }
+      }
+    }
+    if (load)
+      for (PetscInt d = 0; d < 3; d++) load[3 * fi + d] = L[d];
+    if (friction)
+      for (PetscInt d = 0; d < 3; d++) friction[3 * fi + d] = Fr[d];
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin)
+{
+  TdFilm   *f = &m->films[fi];
+  PetscReal c[3], cdot[3];
+  PetscFunctionBegin;
+  FrameMotion(m, f, t, c, cdot);
+  *hmin = PETSC_MAX_REAL;
+  for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
+    PetscReal      x[3], nrm[3] = {0, 0, 0};
+    FilmPointState ps;
+    SurfaceState   sw, sb;
+    PetscBool      ok = PETSC_TRUE;
+    /* the node's normal: the mean of the Gauss-point normals of a quad using it */
+    for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+      const PetscInt *nodes = &f->surface.quads[4 * qd];
+      if (nodes[0] == nd || nodes[1] == nd || nodes[2] == nd || nodes[3] == nd) {
+        for (PetscInt gp = 0; gp < 4; gp++)
+          for (PetscInt d = 0; d < 3; d++) nrm[d] += f->geometry[qd].n[gp][d];
+      }
+    }
+    {
+      PetscReal l = PetscSqrtReal(Dot3(nrm, nrm));
+      for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
+    }
+    for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
+    PetscCall(PointState(m, f, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, nrm, cdot, t, q, q, &ps, &sw, &sb, &ok));
+    h[nd] = ok ? ps.h : NAN;
+    if (ok) *hmin = PetscMin(*hmin, ps.h);
+    if (f->model == TD_FILM_REYNOLDS) {
+      FilmClosures cl;
+      p[nd] = f->unknown[nd] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nd]]) : 0;
+      if (ok && f->fluid.rough.sigma > 0) {
+        film_closures_eval(&f->fluid.rough, ps.h, &cl);
+        pc[nd] = f->contact.K * f->contact.E_star * cl.F52;
+      } else pc[nd] = 0;
+    } else {
+      p[nd]  = ok ? film_dry_pressure(ps.h, 0, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, NULL, NULL) : NAN;
+      pc[nd] = 0;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ParseFace(TdModel m, TdFilm *f, const char which[], TdFilmSurface *s)
+{
+  char      value[256], opt[128], *colon;
+  PetscBool set;
+  PetscInt  b = -1;
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_%s", f->name, which));
+  PetscCall(TdOptionsString(f->name, which, !strcmp(which, "wall") ? "the wall surface body:face (the reference normal points from the wall to the base)" : "the base surface body:face", NULL, value, sizeof value, &set));
+  if (TdOptionsHelpRequested() && !set) PetscFunctionReturn(0);
+  if (!set) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s' has no %s surface: set %s body:face (e.g. slider:zmin)", f->name, which, opt);
+  colon = strchr(value, ':');
+  if (!colon) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s = '%s': write the surface as body:face, e.g. guide:zmax", opt, value);
+  *colon = 0;
+  for (PetscInt i = 0; i < m->nbodies; i++)
+    if (!strcmp(m->bodies[i].name, value)) b = i;
+  if (b < 0) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: there is no body '%s'", opt, value);
+  s->body = b;
+  PetscCall(PetscStrncpy(s->face, colon + 1, sizeof s->face));
+  if (m->bodies[b].is_cylinder) {
+    if (strcmp(s->face, "surface")) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: the rigid cylinder '%s' has one face, 'surface', not '%s'", opt, value, s->face);
+    s->kind = TD_FACE_RIGID_CYLINDER;
+  } else {
+    const TdMeshSet *set_ = TdMeshFindSet(&m->bodies[b].mesh, s->face);
+    if (!set_ || !set_->nfaces) {
+      char list[1024] = "";
+      for (PetscInt k = 0; k < m->bodies[b].mesh.nsets; k++) {
+        PetscCall(PetscStrlcat(list, k ? ", " : "", sizeof list));
+        PetscCall(PetscStrlcat(list, m->bodies[b].mesh.sets[k].name, sizeof list));
+      }
+      SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' has no face '%s' (its faces: %s)", opt, value, s->face, list);
+    }
+    s->set    = set_;
+    s->nfaces = set_->nfaces;
+    s->kind   = m->bodies[b].type == TD_BODY_ANCF ? TD_FACE_ANCF : TD_FACE_RIGID_MESH;
+  }
+  /* profile carried by the surface's material points */
+  {
+    char      pre[128], table[PETSC_MAX_PATH_LEN];
+    PetscInt  kind;
+    PetscBool tset;
+    PetscReal zero3[3] = {0, 0, 0}, xaxis[3] = {1, 0, 0};
+    PetscCall(PetscSNPrintf(pre, sizeof pre, "%s_%s", f->name, which));
+    PetscCall(TdOptionsEnum(pre, "profile", "surface profile carried by the material points (F7)", profile_kinds, 0, &kind, NULL));
+    s->profile.type = (FilmProfileType)kind;
+    PetscCall(TdOptionsRealArray(pre, "profile_center", "profile origin (reference coordinates)", "m", 3, zero3, s->profile.center, NULL));
+    PetscCall(TdOptionsRealArray(pre, "profile_axis", "profile direction", NULL, 3, xaxis, s->profile.axis, NULL));
+    PetscCall(TdOptionsRealPositive(pre, "profile_amplitude", "crown: drop at |s| = half_length; chamfer: depth at the edge", "m", 0, PETSC_FALSE, &s->profile.amplitude, NULL));
+    PetscCall(TdOptionsRealPositive(pre, "profile_half_length", "crown: half length; chamfer: distance of the edges from the centre", "m", 1, PETSC_TRUE, &s->profile.half_length, NULL));
+    PetscCall(TdOptionsRealPositive(pre, "profile_width", "chamfer: length of the ramp", "m", 1e-3, PETSC_TRUE, &s->profile.width, NULL));
+    PetscCall(TdOptionsString(pre, "profile_table", "table profile: CSV s [m], h [m] along the profile axis", NULL, table, sizeof table, &tset));
+    {
+      PetscReal l = PetscSqrtReal(Dot3(s->profile.axis, s->profile.axis));
+      if (!(l > 0)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_profile_axis: the axis must not be zero", pre);
+      for (PetscInt i = 0; i < 3; i++) s->profile.axis[i] /= l;
+    }
+    if (s->profile.type == FILM_PROFILE_TABLE) {
+      FILE    *fp;
+      char     line[512];
+      PetscInt n = 0, cap = 1024;
+      if (!tset) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': a table profile needs -%s_profile_table FILE.csv", f->name, pre);
+      fp = fopen(table, "r");
+      if (!fp) SETERRQ(m->comm, PETSC_ERR_FILE_OPEN, "Option -%s_profile_table: cannot open '%s' (%s)", pre, table, strerror(errno));
+      PetscCall(PetscMalloc1(2 * cap, &s->profile_table));
+      while (fgets(line, sizeof line, fp) && n < cap) {
+        double a, h;
+        if (sscanf(line, "%lf , %lf", &a, &h) == 2 || sscanf(line, "%lf %lf", &a, &h) == 2) {
+          s->profile_table[n]       = a;
+          s->profile_table[cap + n] = h;
+          n++;
+        }
+      }
+      fclose(fp);
+      if (n < 2) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Profile table '%s' (option -%s_profile_table) needs at least two rows 's, h'", table, pre);
+      s->profile.ntable  = (int)n;
+      s->profile.table_s = s->profile_table;
+      s->profile.table_h = s->profile_table + cap;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The default reference surface: the wall face's footprint, nx x ny quads (axis-aligned planar
+   faces of boxes). */
+static PetscErrorCode DefaultSurface(TdModel m, TdFilm *f, const PetscInt cells[2], const PetscBool noflux[4], PetscReal normal[3])
+{
+  const TdBody    *body = &m->bodies[f->wall.body];
+  const TdMeshSet *set  = (const TdMeshSet *)f->wall.set;
+  PetscInt         ax = -1, side = -1;
+  PetscReal        lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL, -PETSC_MAX_REAL};
+  PetscReal        origin[3], e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
+  PetscFunctionBegin;
+  if (f->wall.kind == TD_FACE_RIGID_CYLINDER) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall is a cylinder; give its reference surface with -%s_surface FILE", f->name, f->name);
+  for (PetscInt k = 0; k < set->nfaces; k++) {
+    const PetscInt   cell = set->faces[k].cell, fa = set->faces[k].face;
+    const PetscReal *axes = &body->mesh.axes[9 * cell];
+    PetscInt         g    = -1;
+    for (PetscInt i = 0; i < 3; i++)
+      if (PetscAbsReal(axes[3 * (fa / 2) + i]) > 1 - 1e-9) g = i;
+    if (g < 0 || (ax >= 0 && g != ax)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall face %s:%s is not a plane normal to a coordinate axis, so it has no default footprint; give the reference surface with -%s_surface FILE", f->name, body->name, f->wall.face, f->name);
+    ax   = g;
+    side = (axes[3 * (fa / 2) + g] > 0) == (fa % 2 == 1) ? 1 : 0;
+  }
+  for (PetscInt k = 0; k < set->nnodes; k++)
+    for (PetscInt i = 0; i < 3; i++) {
+      lo[i] = PetscMin(lo[i], body->mesh.X[3 * set->nodes[k] + i]);
+      hi[i] = PetscMax(hi[i], body->mesh.X[3 * set->nodes[k] + i]);
+    }
+  if (hi[ax] - lo[ax] > 1e-9 * body->size) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall face %s:%s is not planar; give the reference surface with -%s_surface FILE", f->name, body->name, f->wall.face, f->name);
+  {
+    const PetscInt a1 = ax == 0 ? 1 : 0, a2 = ax == 2 ? 1 : 2;
+    for (PetscInt i = 0; i < 3; i++) origin[i] = lo[i];
+    e1[a1] = hi[a1] - lo[a1];
+    e2[a2] = hi[a2] - lo[a2];
+    normal[0] = normal[1] = normal[2] = 0;
+    normal[ax] = side ? 1 : -1; /* the wall's outward normal: towards the base */
+  }
+  PetscCall(TdSurfaceMeshCreateRectangle(origin, e1, e2, cells[0], cells[1], noflux, &f->surface));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64], PetscInt first_unknown)
+{
+  PetscInt next = first_unknown;
+  PetscFunctionBegin;
+  m->nfilms = nf;
+  PetscCall(PetscCalloc1(PetscMax(nf, 1), &m->films));
+  for (PetscInt fi = 0; fi < nf; fi++) {
+    TdFilm   *f = &m->films[fi];
+    PetscInt  kind, cav, cells[2] = {20, 20};
+    char      surf[PETSC_MAX_PATH_LEN], frame[64], (*noflux)[64];
+    PetscInt  nnoflux;
+    PetscBool has_surf;
+    PetscBool nf_flags[4] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+    PetscReal hint[3] = {0, 0, 0}, sw, sb, gamma, E_star;
+    const char *p = names[fi];
+    PetscCall(PetscStrncpy(f->name, p, sizeof f->name));
+    PetscCall(TdOptionsEnum(p, "model", "reynolds: average Reynolds mixed lubrication; dry: Lankarani-Nikravesh contact", film_models, 0, &kind, NULL));
+    f->model = (TdFilmModel)kind;
+    PetscCall(ParseFace(m, f, "wall", &f->wall));
+    PetscCall(ParseFace(m, f, "base", &f->base));
+    PetscCall(TdOptionsIntArray(p, "cells", "quads nx,ny of the default reference surface (the wall face's footprint)", 2, cells, cells, NULL));
+    PetscCall(TdOptionsString(p, "surface", "reference surface from a Gmsh quad mesh (.msh/.geo), flat or curved; 1-D groups ambient, noflux", NULL, surf, sizeof surf, &has_surf));
+    PetscCall(TdOptionsNameList(p, "noflux", "zero-flux edges of the default surface: xmin,xmax,ymin,ymax (first and second in-plane axis)", &nnoflux, &noflux));
+    PetscCall(TdOptionsString(p, "frame", "reference frame: static, or the name of a crank_slider joint carrying it", "static", frame, sizeof frame, NULL));
+    PetscCall(TdOptionsRealPositive(p, "mu", "viscosity", "Pa s", 0.045, PETSC_TRUE, &f->fluid.mu, NULL));
+    PetscCall(TdOptionsRealPositive(p, "density", "lubricant density", "kg/m^3", 889, PETSC_TRUE, &f->fluid.rho, NULL));
+    PetscCall(TdOptionsRealPositive(p, "sigma_wall", "RMS roughness of the wall", "m", 0, PETSC_FALSE, &sw, NULL));
+    PetscCall(TdOptionsRealPositive(p, "sigma_base", "RMS roughness of the base", "m", 0, PETSC_FALSE, &sb, NULL));
+    PetscCall(TdOptionsReal(p, "gamma", "Patir-Cheng surface pattern parameter (1/9, 1/6, 1/3, 1, 3, 6 or 9)", NULL, 1, &gamma, NULL));
+    PetscCall(TdOptionsRealPositive(p, "gt_K", "Greenwood-Tripp coefficient K", NULL, 0.003, PETSC_FALSE, &f->contact.K, NULL));
+    PetscCall(TdOptionsRealPositive(p, "mu_asperity", "asperity friction coefficient", NULL, 0.1, PETSC_FALSE, &f->contact.mu_asperity, NULL));
+    PetscCall(TdOptionsRealPositive(p, "v_eps", "regularisation speed of friction directions", "m/s", 1e-3, PETSC_TRUE, &f->contact.v_eps, NULL));
+    PetscCall(TdOptionsEnum(p, "cavitation", "cavitation model: none, or swift_stieber (p >= p_cav, SNESVINEWTONRSLS)", film_cavitations, 0, &cav, NULL));
+    f->cavitation = (TdFilmCavitation)cav;
+    PetscCall(TdOptionsReal(p, "p_cav", "cavitation pressure (gauge)", "Pa", 0, &f->p_cav, NULL));
+    PetscCall(TdOptionsRealPositive(p, "p_ref", "pressure scale of the unknowns p/p_ref", "Pa", 1e6, PETSC_TRUE, &f->p_ref, NULL));
+    PetscCall(TdOptionsRealPositive(p, "h_ref", "film height scale of the residual (default: the mean initial film height)", "m", 0, PETSC_FALSE, &f->h_ref, NULL));
+    PetscCall(TdOptionsRealPositive(p, "Kg", "dry: generalised stiffness", "N/m^n", 70e6, PETSC_TRUE, &f->Kg, NULL));
+    PetscCall(TdOptionsRealPositive(p, "eta", "dry: damping factor", "N s/m^(n+1)", 50e7, PETSC_FALSE, &f->eta, NULL));
+    PetscCall(TdOptionsRealPositive(p, "n", "dry: exponent", NULL, 1.5, PETSC_TRUE, &f->exponent, NULL));
+    PetscCall(TdOptionsRealPositive(p, "mu_dry", "dry: friction coefficient", NULL, 0.15, PETSC_FALSE, &f->mu_dry, NULL));
+    PetscCall(TdOptionsRealPositive(p, "dry_eps", "dry: smoothing width of the penetration", "m", 1e-8, PETSC_TRUE, &f->eps_dry, NULL));
+    if (TdOptionsHelpRequested()) {
+      PetscCall(PetscFree(noflux));
+      continue;
+    }
+    if (film_roughness_init(sw, sb, gamma, &f->fluid.rough)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_gamma = %g: the Patir-Cheng tables cover gamma = 1/9, 1/6, 1/3, 1, 3, 6, 9 only", p, (double)gamma);
+    /* composite modulus of the two surfaces (F12) */
+    {
+      const TdBody *bw = &m->bodies[f->wall.body], *bb = &m->bodies[f->base.body];
+      E_star = 1 / ((1 - bw->nu * bw->nu) / bw->E + (1 - bb->nu * bb->nu) / bb->E);
+    }
+    f->contact.E_star = E_star;
+    /* frame */
+    f->frame_joint = -1;
+    if (strcmp(frame, "static")) {
+      for (PetscInt j = 0; j < m->njoints; j++)
+        if (!strcmp(m->joints[j].name, frame)) f->frame_joint = j;
+      if (f->frame_joint < 0 || m->joints[f->frame_joint].type != TD_JOINT_CRANK_SLIDER) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_frame = %s: give static or the name of a crank_slider joint", p, frame);
+    }
+    /* reference surface */
+    for (PetscInt e = 0; e < nnoflux; e++) {
+      const char *edges[] = {"xmin", "xmax", "ymin", "ymax"};
+      PetscBool   known   = PETSC_FALSE;
+      for (PetscInt k = 0; k < 4; k++)
+        if (!strcmp(noflux[e], edges[k])) nf_flags[k] = known = PETSC_TRUE;
+      if (!known) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_noflux: unknown edge '%s'; use xmin, xmax, ymin, ymax", p, noflux[e]);
+    }
+    PetscCall(PetscFree(noflux));
+    if (has_surf) {
+      if (nnoflux) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': -%s_noflux applies to the default surface; a -%s_surface mesh names its zero-flux edges with the 1-D group 'noflux'", p, p, p);
+      PetscCall(TdSurfaceMeshLoad(PETSC_COMM_SELF, surf, &f->surface));
+    } else {
+      if (cells[0] < 1 || cells[1] < 1) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_cells: %" PetscInt_FMT ",%" PetscInt_FMT ": every count must be at least 1", p, cells[0], cells[1]);
+      PetscCall(DefaultSurface(m, f, cells, nf_flags, hint));
+    }
+    /* unknowns: the film nodes off the Dirichlet boundary (Reynolds only) */
+    PetscCall(PetscMalloc1(f->surface.nnodes, &f->unknown));
+    f->first_unknown = next;
+    for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) f->unknown[nd] = (f->model == TD_FILM_REYNOLDS && !f->surface.dirichlet[nd]) ? next++ : -1;
+    f->nunknowns = next - f->first_unknown;
+    /* geometry, oriented from the wall to the base; first projections; start-up checks */
+    PetscCall(PetscMalloc1(f->surface.nquads, &f->geometry));
+    PetscCall(PetscCalloc1(8 * f->surface.nquads, &f->hits));
+    PetscCall(PetscCalloc1(2 * f->surface.nnodes, &f->node_hits));
+    for (PetscInt k = 0; k < 8 * f->surface.nquads; k++) f->hits[k].face = -1;
+    for (PetscInt k = 0; k < 2 * f->surface.nnodes; k++) f->node_hits[k].face = -1;
+    {
+      PetscReal hsum = 0, area = 0;
+      for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+        PetscReal      X[4][3], h0[3];
+        FilmPointState ps = {0};
+        SurfaceState   s1, s2;
+        PetscBool      ok = PETSC_TRUE;
+        for (PetscInt i = 0; i < 4; i++)
+          for (PetscInt d = 0; d < 3; d++) X[i][d] = f->surface.X[3 * f->surface.quads[4 * qd + i] + d];
+        if (hint[0] == 0 && hint[1] == 0 && hint[2] == 0) {
+          /* a mesh surface: orient each quad so that the wall lies behind it */
+          PetscReal a[3], b[3];
+          TdFilmHit probe;
+          for (PetscInt d = 0; d < 3; d++) {
+            a[d] = X[1][d] - X[0][d] + X[2][d] - X[3][d];
+            b[d] = X[3][d] - X[0][d] + X[2][d] - X[1][d];
+          }
+          h0[0] = a[1] * b[2] - a[2] * b[1];
+          h0[1] = a[2] * b[0] - a[0] * b[2];
+          h0[2] = a[0] * b[1] - a[1] * b[0];
+          film_quad_geometry(X, h0, &f->geometry[qd]);
+          probe.face = -1;
+          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, &s1, &ok));
+          if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)f->geometry[qd].x[0][0], (double)f->geometry[qd].x[0][1], (double)f->geometry[qd].x[0][2], m->bodies[f->wall.body].name, f->wall.face);
+          if (probe.pt.s > 0)
+            for (PetscInt d = 0; d < 3; d++) h0[d] = -h0[d];
+          film_quad_geometry(X, h0, &f->geometry[qd]);
+        } else film_quad_geometry(X, hint, &f->geometry[qd]);
+        for (PetscInt gp = 0; gp < 4; gp++) {
+          const FilmQuadGeometry *g = &f->geometry[qd];
+          PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, &ps, &s1, &s2, &ok));
+          if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
+          if (f->model == TD_FILM_REYNOLDS && !(ps.h > 0))
+            SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the film height at the start is %g m at the film point (%g, %g, %g); the Reynolds film needs a positive gap between %s:%s and %s:%s (the wall above, the base below along the normal)", p, (double)ps.h, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2], m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face);
+          /* the faces must face each other: the wall behind the point, the base ahead */
+          if (!(f->hits[8 * qd + gp].pt.s <= f->hits[8 * qd + 4 + gp].pt.s))
+            SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the faces %s:%s and %s:%s do not face each other at the film point (%g, %g, %g)", p, m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2]);
+          hsum += g->w[gp] * ps.h;
+          area += g->w[gp];
+        }
+      }
+      f->area = area;
+      if (!(f->h_ref > 0)) f->h_ref = hsum / area;
+      if (f->model == TD_FILM_DRY) f->h_ref = PetscMax(f->h_ref, 1e-6);
+    }
+    f->residual_scale = f->fluid.rho * f->h_ref * f->h_ref * f->h_ref * f->p_ref / (12 * f->fluid.mu);
+    /* the faces face each other: their outward normals oppose (ANCF and rigid mesh faces) */
+    {
+      const TdFilmSurface *ss[2] = {&f->wall, &f->base};
+      PetscReal            sgn[2] = {1, -1};
+      for (PetscInt k = 0; k < 2; k++) {
+        const TdBody    *body = &m->bodies[ss[k]->body];
+        const TdMeshSet *set  = (const TdMeshSet *)ss[k]->set;
+        const TdFilmHit *h    = &f->hits[4 * k];
+        if (ss[k]->kind == TD_FACE_RIGID_CYLINDER || h->face < 0) continue;
+        {
+          /* outward normal from the hit's tangents: r_u x r_v is +axis for faces of xi and zeta,
+             -axis for faces of eta (the (u, v) order of projection.h), times the side */
+          const PetscInt   fa = set->faces[h->face].face;
+          const PetscReal(*t)[2] = h->pt.r_uv;
+          const PetscReal  sign = (fa % 2 ? 1 : -1) * (fa / 2 == 1 ? -1 : 1);
+          PetscReal        out[3], len;
+          (void)body;
+          out[0] = sign * (t[1][0] * t[2][1] - t[2][0] * t[1][1]);
+          out[1] = sign * (t[2][0] * t[0][1] - t[0][0] * t[2][1]);
+          out[2] = sign * (t[0][0] * t[1][1] - t[1][0] * t[0][1]);
+          len    = PetscSqrtReal(Dot3(out, out));
+          for (PetscInt d = 0; d < 3; d++) out[d] /= len;
+          if (sgn[k] * Dot3(out, f->geometry[0].n[0]) < 0.5)
+            SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the faces %s:%s and %s:%s do not face each other (the %s's outward normal does not point %s the film); choose faces whose outward normals oppose", p, m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face, k ? "base" : "wall", k ? "into" : "across");
+        }
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdFilmsDestroy(TdModel m)
+{
+  PetscFunctionBegin;
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    TdFilm *f = &m->films[fi];
+    PetscCall(TdSurfaceMeshDestroy(&f->surface));
+    PetscCall(PetscFree(f->unknown));
+    PetscCall(PetscFree(f->geometry));
+    PetscCall(PetscFree(f->hits));
+    PetscCall(PetscFree(f->node_hits));
+    PetscCall(PetscFree(f->wall.profile_table));
+    PetscCall(PetscFree(f->base.profile_table));
+  }
+  PetscCall(PetscFree(m->films));
+  PetscFunctionReturn(0);
+}
