@@ -189,6 +189,9 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
     PetscCall(PetscArrayzero(s->film_r, s->N));
     PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, s->film_rfull, s->film_r, NULL, load, friction, &ok));
+    if (!ok)
+      for (PetscInt f = 0; f < m->nfilms; f++)
+        if (m->films[f].miss[0]) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "%s (a film whose surfaces are prescribed cannot recover: keep the reference surface under both faces, or carry it with -%s_frame)", m->films[f].miss, m->films[f].name);
     for (PetscInt f = 0; f < m->nfilms; f++) {
       const TdFilm *film = &m->films[f];
       PetscReal    *p, *h, *pc, hmin;

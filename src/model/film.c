@@ -69,7 +69,7 @@ typedef struct {
 } SurfaceState;
 
 /* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9). */
-static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], SurfaceState *st, PetscBool *found)
+static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, SurfaceState *st, PetscBool *found)
 {
   const TdBody    *body = &m->bodies[s->body];
   const TdMeshSet *set  = (const TdMeshSet *)s->set;
@@ -132,7 +132,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
         PetscReal       ee[ANCF3843_NDOF];
         const PetscReal *sz = &body->mesh.size[3 * cell];
         TdModelElementGather(m, e, q, PETSC_FALSE, ee);
-        ret = film_project_ancf_face(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, n, 1e-9, &pt);
+        ret = film_project_ancf_face(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, n, tol, &pt);
         if (ret == 0) {
           PetscReal ev[ANCF3843_NDOF], eref[ANCF3843_NDOF];
           TdModelElementGather(m, e, v, PETSC_FALSE, ev);
@@ -154,7 +154,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
             }
         }
       } else {
-        ret = film_project_bilinear(C, x, n, 1e-9, &pt);
+        ret = film_project_bilinear(C, x, n, tol, &pt);
         if (ret == 0) {
           const PetscReal u = pt.uv[0], w = pt.uv[1];
           const PetscReal N[4] = {0.25 * (1 - u) * (1 - w), 0.25 * (1 + u) * (1 - w), 0.25 * (1 + u) * (1 + w), 0.25 * (1 - u) * (1 + w)};
@@ -192,12 +192,15 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
 }
 
 /* Film state at one film point: h (F7), dh/dt (F9), relative surface velocities (F8). */
-static PetscErrorCode PointState(TdModel m, TdFilm *f, TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
+/* tol: how far beyond a face (in face coordinates) a hit still counts: tight for the Gauss
+   points, which lie inside the film, loose for the film nodes on its edges, whose lines run
+   along the edge of a face that has tilted or slid a little (output only). */
+static PetscErrorCode PointState(TdModel m, TdFilm *f, TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
 {
   PetscBool fw, fb;
   PetscFunctionBegin;
-  PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, xdot, t, q, v, sw, &fw));
-  PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, xdot, t, q, v, sb, &fb));
+  PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, xdot, t, q, v, tol, sw, &fw));
+  PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, xdot, t, q, v, tol, sb, &fb));
   if (!fw || !fb) {
     PetscCall(PetscSNPrintf(f->miss, sizeof f->miss, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses its %s surface (%s:%s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], !fw ? "wall" : "base", m->bodies[(!fw ? f->wall : f->base).body].name, (!fw ? f->wall : f->base).face, (double)t));
     *ok = PETSC_FALSE;
@@ -253,6 +256,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
   PetscCount kj = 0;
   PetscFunctionBegin;
   *ok = PETSC_TRUE;
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) m->films[fi].miss[0] = 0;
   for (PetscInt fi = 0; fi < m->nfilms && *ok; fi++) {
     TdFilm   *f = &m->films[fi];
     PetscReal c[3], cdot[3], L[3] = {0, 0, 0}, Fr[3] = {0, 0, 0};
@@ -267,7 +271,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       for (PetscInt gp = 0; gp < 4; gp++) {
         PetscReal x[3];
         for (PetscInt i = 0; i < 3; i++) x[i] = g->x[gp][i] + c[i];
-        PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, &ps[gp], &sw[gp], &sb[gp], ok));
+        PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps[gp], &sw[gp], &sb[gp], ok));
         if (!*ok) break;
       }
       if (!*ok) break;
@@ -332,7 +336,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
   *hmin = PETSC_MAX_REAL;
   for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
     PetscReal      x[3], nrm[3] = {0, 0, 0};
-    FilmPointState ps;
+    FilmPointState ps = {0};
     SurfaceState   sw, sb;
     PetscBool      ok = PETSC_TRUE;
     /* the node's normal: the mean of the Gauss-point normals of a quad using it */
@@ -348,7 +352,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
       for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
     }
     for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
-    PetscCall(PointState(m, f, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, nrm, cdot, t, q, q, &ps, &sw, &sb, &ok));
+    PetscCall(PointState(m, f, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, nrm, cdot, t, q, q, 1e-2, &ps, &sw, &sb, &ok));
     h[nd] = ok ? ps.h : NAN;
     if (ok) *hmin = PetscMin(*hmin, ps.h);
     if (f->model == TD_FILM_REYNOLDS) {
@@ -595,7 +599,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
           h0[2] = a[0] * b[1] - a[1] * b[0];
           film_quad_geometry(X, h0, &f->geometry[qd]);
           probe.face = -1;
-          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, &s1, &ok));
+          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &s1, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)f->geometry[qd].x[0][0], (double)f->geometry[qd].x[0][1], (double)f->geometry[qd].x[0][2], m->bodies[f->wall.body].name, f->wall.face);
           if (probe.pt.s > 0)
             for (PetscInt d = 0; d < 3; d++) h0[d] = -h0[d];
@@ -603,7 +607,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
         } else film_quad_geometry(X, hint, &f->geometry[qd]);
         for (PetscInt gp = 0; gp < 4; gp++) {
           const FilmQuadGeometry *g = &f->geometry[qd];
-          PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, &ps, &s1, &s2, &ok));
+          PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &ps, &s1, &s2, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
           if (f->model == TD_FILM_REYNOLDS && !(ps.h > 0))
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the film height at the start is %g m at the film point (%g, %g, %g); the Reynolds film needs a positive gap between %s:%s and %s:%s (the wall above, the base below along the normal)", p, (double)ps.h, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2], m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face);

@@ -16,6 +16,9 @@
    Ocvirk neglects the circumferential pressure flow, so at finite L/D the computed load lies
    below it by a margin growing with eps (seen here: 1.1 % at eps = 0.2, 1.5 % at 0.4, 2.4 % at
    0.6, 5.1 % at 0.8, the attitude angle within 0.2 degrees throughout).
+5. Dry contact (formulation §3): a rigid plate pressed into a rigid base at constant speed
+   (uniform penetration d, rate ddot) carries the lumped Lankarani-Nikravesh force
+   F = Kg d^n + eta d^n ddot; the base sliding at U >> v_eps adds the friction mu_d F.
 4. Rough parallel plates approaching contact: the asperity pressure follows Greenwood-Tripp
    (K E* F_5/2(h/sigma), F_5/2 integrated here), and the film never reports a negative height.
 """
@@ -129,4 +132,22 @@ checks.true("rough squeeze: asperity pressure = K E* F_5/2(h/sigma), max rel. er
 load = tdrun.dataset(out, "/films/f/load")[:, 2]
 film_part = load - pa.mean(axis=1) * 0.01 * 0.01
 checks.true("rough squeeze: load = film + asperity parts, asperity share %.2f -> %.2f" % (1 - film_part[1] / load[1], 1 - film_part[-1] / load[-1]), load[-1] > 0 and film_part[-1] > 0)
+
+# 5. dry contact: uniform penetration of a plate into the base
+Kg, eta, nexp, mud, Vd, Ud = 70e6, 50e7, 1.5, 0.15, 1e-3, 0.5
+args = ["-bodies", "top,bottom",
+        "-top_type", "rigid", "-top_box", "0,0,0,0.01,0.01,0.005", "-top_velocity", "0,0,%g" % -Vd,
+        "-bottom_type", "rigid", "-bottom_box", "-0.05,-0.01,-0.005,0.06,0.02,0", "-bottom_velocity", "%g,0,0" % -Ud,
+        "-films", "f", "-f_model", "dry", "-f_wall", "top:zmin", "-f_base", "bottom:zmax", "-f_cells", "8,8",
+        "-f_Kg", str(Kg), "-f_eta", str(eta), "-f_n", str(nexp), "-f_mu_dry", str(mud), "-f_dry_eps", "1e-9",
+        "-t_final", "2e-3", "-dt", "2e-4"]
+out, _ = tdrun.run(args, name="dry")
+t = tdrun.dataset(out, "/time")
+load = tdrun.dataset(out, "/films/f/load")
+fric = tdrun.dataset(out, "/films/f/friction")
+k = len(t) - 1
+d = Vd * t[k]
+Fref = Kg * d ** nexp + eta * d ** nexp * Vd
+checks.close("dry contact: normal force at penetration %.1f um [N]" % (d * 1e6), load[k, 2], Fref, 1e-3)
+checks.close("dry contact: friction / normal force", -fric[k, 0] / load[k, 2], mud, 1e-3)
 checks.finish()
