@@ -121,6 +121,13 @@ struct _p_TdModel {
   PetscInt   nelements;
   PetscInt  *element_body, *element_cell;
   PetscReal  mass_per_node; /* scaling of the constraint rows */
+  /* film-body coupling pattern (src/model/film.c): sorted unique keys of the element-face pairs
+     (row face << 32 | column face, face = 8 element + local face) of dQ/dq, and of
+     (face << 32 | pressure unknown) of dQ/dp and dF/dq; each block covers the coordinates that
+     are active on the face (36 of 96 on axis-aligned cells) */
+  PetscInt   ncoupling_qq, ncoupling_qp;
+  PetscInt64 *coupling_qq, *coupling_qp;
+  PetscCount *coupling_qq_offset, *coupling_qp_offset; /* n + 1 prefix offsets of the blocks */
   PetscReal  force_scale;   /* typical force [N], for absolute tolerances */
 };
 
@@ -133,8 +140,12 @@ PetscErrorCode TdFilmsDestroy(TdModel model);
    from rfull (the body residual), total wall load and friction per film (3 each, may be NULL).
    If jac is not NULL the film Jacobian values are written there in the order of
    TdFilmsCOOPattern.  Returns PETSC_FALSE in *ok if a projection failed (message in film->miss). */
-PetscErrorCode TdFilmsAssemble(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok);
-/* COO rows/columns of the film Jacobian entries (count first with rows = NULL). */
+PetscErrorCode TdFilmsAssemble(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok);
+/* The film-body coupling pattern at state (t, q, v): *changed if it differs from the stored one
+   (which it then replaces); the Jacobian's COO pattern must then be rebuilt. */
+PetscErrorCode TdFilmsCouplingUpdate(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed);
+/* COO rows/columns of the film Jacobian entries (count first with rows = NULL): the film blocks
+   dF/dp, then the coupling blocks dQ/dq, dQ/dp, dF/dq of the stored pattern. */
 PetscErrorCode TdFilmsCOOPattern(TdModel model, PetscCount *n, PetscInt rows[], PetscInt cols[]);
 /* Nodal fields for output: pressure [Pa], h [m], asperity pressure [Pa] of film f, and h_min. */
 PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin);

@@ -81,4 +81,30 @@ typedef struct {
    interpolation, constant beyond the ends (gradient 0 there).  NONE: 0. */
 double film_profile_eval(const FilmProfile *prof, const double X[3], double dhdX[3]);
 
+/* Linearisation of a projected ANCF face point with respect to the element's coordinates e and
+   velocities edot (for the coupled Jacobian of formulation.md §6; src/kernels/projection.c).
+   With the projection held by P (r(uv, e) - x) = 0 for fixed film point x and normal n:
+     nr    = n . r*                      (the point's contribution to h: + for a base, - for a wall)
+     rate  = n . rdot (F9)              (its contribution to dh/dt)
+     v     = sum_k S_k(uv) edot_k       (material velocity)
+     prof  = h_prof(X*(uv)),  prof_rate = grad h_prof . X*_uv uvdot   (X* = sum S_k eref_k)
+   All derivatives are exact (analytic, through uv(e) and the second derivatives of S). */
+typedef struct {
+  double duv_de[2][96];     /* d uv / d e */
+  double dnr_de[96];        /* d (n . r*) / d e */
+  double drate_de[96];      /* d rate / d e     (at fixed edot, xdot) */
+  double drate_dedot[96];   /* d rate / d edot */
+  double dv_de[3][96];      /* d v / d e        (through uv) */
+  double dprof_de[96];      /* d prof / d e */
+  double dprofrate_de[96];  /* d prof_rate / d e */
+  double dprofrate_dedot[96];
+} FilmFaceLinearization;
+
+/* pt: the converged projection of film point x (film_project_ancf_face) on face `face` of the
+   a x b x c cell with coordinates e, velocities edot, reference coordinates eref; prof may be
+   NULL (no profile); xdot the film point's (frame) velocity. */
+void film_linearize_ancf_face(double a, double b, double c, int face, const double e[96], const double edot[96],
+                              const double eref[96], const FilmProfile *prof, const double x[3], const double n[3],
+                              const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin);
+
 #endif

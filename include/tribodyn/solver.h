@@ -45,7 +45,7 @@ struct _p_TdSolver {
   PetscReal    test_jacobian_max; /* largest ||J - J_fd||/||J|| seen */
   PetscBool    in_test;
   /* statistics since the last call of TdSolverTakeStatistics */
-  PetscInt     newton_its, linear_its, steps, rejected;
+  PetscInt     newton_its, linear_its, steps, rejected, pattern_rebuilds;
 };
 
 PetscErrorCode TdSolverCreate(TdModel model, TdSolver *solver);

@@ -188,7 +188,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(VecGetArrayRead(s->Useq, &u));
     PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
     PetscCall(PetscArrayzero(s->film_r, s->N));
-    PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, s->film_rfull, s->film_r, NULL, load, friction, &ok));
+    PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, 0, 0, s->film_rfull, s->film_r, NULL, load, friction, &ok));
     if (!ok)
       for (PetscInt f = 0; f < m->nfilms; f++)
         if (m->films[f].miss[0]) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "%s (a film whose surfaces are prescribed cannot recover: keep the reference surface under both faces, or carry it with -%s_frame)", m->films[f].miss, m->films[f].name);

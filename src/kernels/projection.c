@@ -451,3 +451,226 @@ double film_profile_eval(const FilmProfile *prof, const double X[3], double dhdX
     for (int i = 0; i < 3; i++) dhdX[i] = dhds * prof->axis[i];
   return h;
 }
+
+/*
+  Linearisation of a projected ANCF face point (film_linearize_ancf_face, for the coupled Jacobian
+  of formulation.md §6).  At the converged point, with J = P r_uv (2 x 2), A = J^-1 P (2 x 3),
+  m = r_uv^T n and g = n - A^T m (= ddot_dv of film_point_normal_rate), and a variation of the
+  nodal vector e_k along axis i (de_k = eps e_i):
+      P (S_k e_i + r_uv duv) = 0             =>  duv/de_(k,i)  = -S_k A[:, i]
+      nr = n . r                             =>  dnr/de_(k,i)  = S_k n_i + m . duv = S_k g_i
+  Rate (F9, frame not rotating): uvdot = -A w, w = v - xdot, rate = n . (v + r_uv uvdot).  Any
+  variation of r_uv and v gives d uvdot = -A (d r_uv uvdot + d v), hence
+      d rate = g . (d v + d r_uv uvdot),
+  with d v = v_uv duv (+ S_k e_i for edot_k) and d r_uv uvdot = (dS_uv,k . uvdot) e_i +
+  r_uvuv[uvdot] duv (r_uvuv = sum_k d2S/duv2 e_k, v_uv = sum_k dS_uv,k edot_k).  With
+  W = v_uv + r_uvuv[uvdot] (3 x 2, column b: v_,b + sum_a uvdot_a r_,ab):
+      drate/dedot_(k,i) = S_k g_i,   drate/de_(k,i) = g_i (dS_uv,k . uvdot) + (g^T W) . duv.
+      dv/de_(k,i) = v_uv duv.
+  Profile: X* = sum S_k eref_k, q = X*_uv^T grad h (2-vector), prof = h(X*), prof_rate = q . uvdot:
+      dprof/de = q . duv,
+      dprof_rate = dq . uvdot + q . d uvdot,  dq_a = X*_,a^T H X*_,b duv_b + grad h . X*_,ab duv_b,
+  with H the Hessian of h_prof; with p = A^T q:
+      dprof_rate/dedot_(k,i) = -S_k p_i,
+      dprof_rate/de_(k,i) = -p_i (dS_uv,k . uvdot) + d . duv,
+      d_b = (X*_uv uvdot)^T H X*_,b + sum_a uvdot_a grad h . X*_,ab - p . W_b.
+  The second derivatives of the shape functions along the face are those of (F1) with respect to
+  the two free element coordinates (u, v are xi, eta or zeta themselves, so the slope functions
+  keep their factor a/32, b/32, c/32 as in dS_uv).  The Hessian of a chamfer or table profile is
+  zero almost everywhere (piecewise linear); that of a crown is 2 A/L^2 axis axis^T.
+  If the face index or n is invalid, or P r_uv is singular, every output is NaN.
+*/
+
+/* Second derivatives of the 32 shape functions (F1) with respect to (xi, eta, zeta):
+   d2S[p][q][k], symmetric in p, q. */
+static void shape_hessian_xi(const double h[3], const double xi[3], double d2S[3][3][ANCF3843_NSHAPE])
+{
+  const double r2 = xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2];
+  for (int nd = 0; nd < ANCF3843_NODES; nd++) {
+    double tn[3], L[3], gd[3];
+    for (int d = 0; d < 3; d++) {
+      tn[d] = ((nd >> d) & 1) ? 1.0 : -1.0;
+      L[d] = 1.0 + xi[d] * tn[d];  /* linear factor */
+      gd[d] = tn[d] - 2.0 * xi[d]; /* d g / d xi_d */
+    }
+    const double g = 2.0 + xi[0] * tn[0] + xi[1] * tn[1] + xi[2] * tn[2] - r2;
+    const int k = 4 * nd;
+    /* position function S = L0 L1 L2 g / 16 */
+    for (int p = 0; p < 3; p++)
+      for (int q = p; q < 3; q++) {
+        double val;
+        if (p == q) {
+          const int o1 = (p + 1) % 3, o2 = (p + 2) % 3;
+          val = L[o1] * L[o2] * (2.0 * tn[p] * gd[p] - 2.0 * L[p]);
+        } else {
+          const int o = 3 - p - q;
+          val = L[o] * (tn[q] * (tn[p] * g + L[p] * gd[p]) + L[q] * tn[p] * gd[q]);
+        }
+        d2S[p][q][k] = d2S[q][p][k] = val / 16.0;
+      }
+    /* slope function along d: (h_d/32) p_d(xi_d) prod_{c != d} L_c, a product of univariate
+       factors phi_c with p(t) = tn (1 + t tn)^2 (t tn - 1), p' = (1 + t tn)(3 t tn - 1),
+       p'' = tn (6 t tn + 2); L' = tn, L'' = 0 */
+    for (int d = 0; d < 3; d++) {
+      double phi[3], dphi[3], d2phi[3];
+      for (int cc = 0; cc < 3; cc++) {
+        if (cc == d) {
+          const double t = xi[cc] * tn[cc];
+          phi[cc] = tn[cc] * L[cc] * L[cc] * (t - 1.0);
+          dphi[cc] = L[cc] * (3.0 * t - 1.0);
+          d2phi[cc] = tn[cc] * (6.0 * t + 2.0);
+        } else {
+          phi[cc] = L[cc];
+          dphi[cc] = tn[cc];
+          d2phi[cc] = 0.0;
+        }
+      }
+      const double C = h[d] / 32.0;
+      for (int p = 0; p < 3; p++)
+        for (int q = p; q < 3; q++) {
+          double val = C;
+          for (int cc = 0; cc < 3; cc++) {
+            if (p == q) val *= (cc == p) ? d2phi[cc] : phi[cc];
+            else val *= (cc == p || cc == q) ? dphi[cc] : phi[cc];
+          }
+          d2S[p][q][k + 1 + d] = d2S[q][p][k + 1 + d] = val;
+        }
+    }
+  }
+}
+
+/* Hessian of film_profile_eval with respect to X (crown: constant; chamfer, table: piecewise
+   linear, zero almost everywhere; none: zero). */
+static void profile_hessian(const FilmProfile *prof, double H[3][3])
+{
+  for (int i = 0; i < 3; i++) H[i][0] = H[i][1] = H[i][2] = 0.0;
+  if (!prof || prof->type != FILM_PROFILE_CROWN || !(prof->half_length > 0.0)) return;
+  const double f = 2.0 * prof->amplitude / (prof->half_length * prof->half_length);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) H[i][j] = f * prof->axis[i] * prof->axis[j];
+}
+
+void film_linearize_ancf_face(double a, double b, double c, int face, const double e[96], const double edot[96],
+                              const double eref[96], const FilmProfile *prof, const double x[3], const double n_in[3],
+                              const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin)
+{
+  enum { NS = ANCF3843_NSHAPE };
+  (void)x; /* enters through pt (the converged projection) */
+  memset(lin, 0, sizeof(*lin));
+  double n[3], t1[3], t2[3];
+  int bad = face < 0 || face > 5 || tangent_basis(n_in, n, t1, t2);
+  /* second derivatives of S along the face at the projected point */
+  const double h[3] = {a, b, c};
+  const int fix = bad ? 0 : face / 2;
+  const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
+  double xi[3];
+  xi[fix] = (face & 1) ? 1.0 : -1.0;
+  xi[i0] = pt->uv[0];
+  xi[i1] = pt->uv[1];
+  double d2S[3][3][NS];
+  shape_hessian_xi(h, xi, d2S);
+  const double *S = pt->S, *Su = pt->dS_uv[0], *Sv = pt->dS_uv[1];
+  const double *Suu = d2S[i0][i0], *Suv = d2S[i0][i1], *Svv = d2S[i1][i1];
+  /* r_uv, r_uvuv (r2[i][a][b]), v, v_uv */
+  double ru[3][2] = {{0, 0}, {0, 0}, {0, 0}}, r2[3][2][2], v[3] = {0, 0, 0}, vuv[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  memset(r2, 0, sizeof(r2));
+  for (int k = 0; k < NS; k++)
+    for (int i = 0; i < 3; i++) {
+      const double ek = e[3 * k + i], edk = edot ? edot[3 * k + i] : 0.0;
+      ru[i][0] += Su[k] * ek;
+      ru[i][1] += Sv[k] * ek;
+      r2[i][0][0] += Suu[k] * ek;
+      r2[i][0][1] += Suv[k] * ek;
+      r2[i][1][1] += Svv[k] * ek;
+      v[i] += S[k] * edk;
+      vuv[i][0] += Su[k] * edk;
+      vuv[i][1] += Sv[k] * edk;
+    }
+  for (int i = 0; i < 3; i++) r2[i][1][0] = r2[i][0][1];
+  double rucol[3] = {ru[0][0], ru[1][0], ru[2][0]}, rvcol[3] = {ru[0][1], ru[1][1], ru[2][1]};
+  const double J00 = dot3(t1, rucol), J01 = dot3(t1, rvcol), J10 = dot3(t2, rucol), J11 = dot3(t2, rvcol);
+  const double det = J00 * J11 - J01 * J10;
+  if (!bad && !(fabs(det) > PROJ_SINGULAR * norm3(rucol) * norm3(rvcol))) bad = 1;
+  if (bad) {
+    double *all = (double *)lin;
+    for (size_t j = 0; j < sizeof(*lin) / sizeof(double); j++) all[j] = NAN;
+    return;
+  }
+  /* A = J^-1 P, m = r_uv^T n, g = n - A^T m, uvdot = -A (v - xdot) */
+  double A[2][3];
+  for (int i = 0; i < 3; i++) {
+    A[0][i] = (J11 * t1[i] - J01 * t2[i]) / det;
+    A[1][i] = (-J10 * t1[i] + J00 * t2[i]) / det;
+  }
+  const double m[2] = {dot3(rucol, n), dot3(rvcol, n)};
+  double g[3], w[3];
+  for (int i = 0; i < 3; i++) {
+    g[i] = n[i] - A[0][i] * m[0] - A[1][i] * m[1];
+    w[i] = v[i] - (xdot ? xdot[i] : 0.0);
+  }
+  const double ud[2] = {-dot3(A[0], w), -dot3(A[1], w)};
+  /* W = v_uv + r_uvuv[uvdot], cr = g^T W */
+  double W[3][2];
+  for (int i = 0; i < 3; i++)
+    for (int bb = 0; bb < 2; bb++) W[i][bb] = vuv[i][bb] + r2[i][0][bb] * ud[0] + r2[i][1][bb] * ud[1];
+  double cr[2] = {0, 0};
+  for (int bb = 0; bb < 2; bb++)
+    for (int i = 0; i < 3; i++) cr[bb] += g[i] * W[i][bb];
+  for (int k = 0; k < NS; k++) {
+    const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
+    for (int i = 0; i < 3; i++) {
+      const int j = 3 * k + i;
+      const double du0 = -S[k] * A[0][i], du1 = -S[k] * A[1][i];
+      lin->duv_de[0][j] = du0;
+      lin->duv_de[1][j] = du1;
+      lin->dnr_de[j] = S[k] * g[i];
+      lin->drate_dedot[j] = S[k] * g[i];
+      lin->drate_de[j] = g[i] * dSud + cr[0] * du0 + cr[1] * du1;
+      for (int l = 0; l < 3; l++) lin->dv_de[l][j] = vuv[l][0] * du0 + vuv[l][1] * du1;
+    }
+  }
+  if (!prof || prof->type == FILM_PROFILE_NONE || !eref) return;
+  /* profile: X*, X*_uv, X*_uvuv */
+  double X[3] = {0, 0, 0}, Xu[3][2] = {{0, 0}, {0, 0}, {0, 0}}, X2[3][2][2];
+  memset(X2, 0, sizeof(X2));
+  for (int k = 0; k < NS; k++)
+    for (int i = 0; i < 3; i++) {
+      const double ek = eref[3 * k + i];
+      X[i] += S[k] * ek;
+      Xu[i][0] += Su[k] * ek;
+      Xu[i][1] += Sv[k] * ek;
+      X2[i][0][0] += Suu[k] * ek;
+      X2[i][0][1] += Suv[k] * ek;
+      X2[i][1][1] += Svv[k] * ek;
+    }
+  for (int i = 0; i < 3; i++) X2[i][1][0] = X2[i][0][1];
+  double dh[3], H[3][3];
+  film_profile_eval(prof, X, dh);
+  profile_hessian(prof, H);
+  double q[2] = {0, 0}, p[3], Xdot[3], HXdot[3];
+  for (int i = 0; i < 3; i++) {
+    q[0] += dh[i] * Xu[i][0];
+    q[1] += dh[i] * Xu[i][1];
+    Xdot[i] = Xu[i][0] * ud[0] + Xu[i][1] * ud[1];
+  }
+  for (int i = 0; i < 3; i++) {
+    p[i] = A[0][i] * q[0] + A[1][i] * q[1];
+    HXdot[i] = dot3(H[i], Xdot);
+  }
+  double dd[2];
+  for (int bb = 0; bb < 2; bb++) {
+    dd[bb] = 0.0;
+    for (int i = 0; i < 3; i++)
+      dd[bb] += HXdot[i] * Xu[i][bb] + dh[i] * (X2[i][0][bb] * ud[0] + X2[i][1][bb] * ud[1]) - p[i] * W[i][bb];
+  }
+  for (int k = 0; k < NS; k++) {
+    const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
+    for (int i = 0; i < 3; i++) {
+      const int j = 3 * k + i;
+      const double du0 = lin->duv_de[0][j], du1 = lin->duv_de[1][j];
+      lin->dprof_de[j] = q[0] * du0 + q[1] * du1;
+      lin->dprofrate_de[j] = -p[i] * dSud + dd[0] * du0 + dd[1] * du1;
+      lin->dprofrate_dedot[j] = -S[k] * p[i];
+    }
+  }
+}

@@ -65,7 +65,11 @@ typedef struct {
   PetscReal rate;            /* n . total velocity of the point (F9) */
   PetscReal prof, prof_rate; /* profile and its rate at the fixed film point */
   PetscInt  element;         /* ANCF: element of the model, else -1 */
+  PetscInt  face;            /* its local face */
   PetscReal S[ANCF3843_NSHAPE];
+  PetscReal dS_uv[2][ANCF3843_NSHAPE];
+  PetscBool want_lin;        /* fill lin (ANCF faces) for the coupled Jacobian */
+  FilmFaceLinearization lin;
 } SurfaceState;
 
 /* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9). */
@@ -138,7 +142,13 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
           TdModelElementGather(m, e, v, PETSC_FALSE, ev);
           TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
           st->element = e;
-          for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++) st->S[k2] = pt.S[k2];
+          st->face    = set->faces[fi].face;
+          for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++) {
+            st->S[k2]        = pt.S[k2];
+            st->dS_uv[0][k2] = pt.dS_uv[0][k2];
+            st->dS_uv[1][k2] = pt.dS_uv[1][k2];
+          }
+          if (st->want_lin) film_linearize_ancf_face(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, eref, s->profile.type != FILM_PROFILE_NONE ? &s->profile : NULL, x, n, xdot, &pt, &st->lin);
           for (PetscInt i = 0; i < 3; i++) {
             st->r[i] = pt.r[i];
             st->v[i] = 0;
@@ -229,6 +239,57 @@ static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const P
   for (PetscInt i = 0; i < ANCF3843_NDOF; i++) rfull[coord[i]] -= Q[i];
 }
 
+/* The element coordinates that can be nonzero in the film's coupling on local face f: on a face
+   of an ANCF 3843 cell only the 4 face nodes' position and in-plane slope functions are nonzero
+   (the normal-slope function carries (1 + zeta zeta_i)^2 (zeta zeta_i - 1) = 0 there), so 36 of
+   the 96 coordinates.  Cells not aligned with the global axes mix slopes: all 96. */
+static PetscInt FaceActive(TdModel m, PetscInt e, PetscInt f, PetscInt idx[ANCF3843_NDOF])
+{
+  const TdBody *body = &m->bodies[m->element_body[e]];
+  PetscInt      n = 0;
+  if (!body->mesh.axis_aligned) {
+    for (PetscInt i = 0; i < ANCF3843_NDOF; i++) idx[i] = i;
+    return ANCF3843_NDOF;
+  }
+  for (PetscInt nd = 0; nd < 8; nd++) {
+    if (((nd >> (f / 2)) & 1) != f % 2) continue;
+    for (PetscInt j = 0; j < 4; j++) {
+      if (j == 1 + f / 2) continue;
+      for (PetscInt i = 0; i < 3; i++) idx[n++] = 3 * (4 * nd + j) + i;
+    }
+  }
+  return n;
+}
+
+static int CompareInt64(const void *a, const void *b)
+{
+  const PetscInt64 x = *(const PetscInt64 *)a, y = *(const PetscInt64 *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static PetscInt64 PairKey(PetscInt a, PetscInt b) { return ((PetscInt64)a << 32) | (PetscInt64)b; }
+
+/* Slot of a key in a sorted key array, -1 if absent. */
+static PetscInt FindKey(const PetscInt64 keys[], PetscInt n, PetscInt64 key)
+{
+  PetscInt lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    PetscInt mid = (lo + hi) / 2;
+    if (keys[mid] == key) return mid;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+static PetscCount FilmPressureEntries(TdModel m)
+{
+  PetscCount n = 0;
+  for (PetscInt fi = 0; fi < m->nfilms; fi++)
+    if (m->films[fi].model == TD_FILM_REYNOLDS) n += 16 * (PetscCount)m->films[fi].surface.nquads;
+  return n;
+}
+
 PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], PetscInt cols[])
 {
   PetscCount k = 0;
@@ -247,29 +308,348 @@ PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], Pets
           }
     }
   }
+  /* dQ/dq: the active coordinates of each element-face pair */
+  for (PetscInt c = 0; c < m->ncoupling_qq; c++) {
+    const PetscInt fa = (PetscInt)(m->coupling_qq[c] >> 32), fb = (PetscInt)(m->coupling_qq[c] & 0xffffffff);
+    PetscInt       ra[ANCF3843_NDOF], cb[ANCF3843_NDOF], ia[ANCF3843_NDOF], ib[ANCF3843_NDOF], na, nb;
+    na = FaceActive(m, fa / 8, fa % 8, ia);
+    nb = FaceActive(m, fb / 8, fb % 8, ib);
+    if (rows) {
+      TdModelElementCoordinates(m, fa / 8, ra);
+      TdModelElementCoordinates(m, fb / 8, cb);
+    }
+    for (PetscInt i = 0; i < na; i++)
+      for (PetscInt j = 0; j < nb; j++, k++)
+        if (rows) {
+          rows[k] = m->free_index[ra[ia[i]]];
+          cols[k] = m->free_index[cb[ib[j]]];
+          if (rows[k] < 0 || cols[k] < 0) rows[k] = cols[k] = -1;
+        }
+  }
+  /* dQ/dp (element rows, pressure column), then dF/dq (pressure row, element columns) */
+  for (PetscInt pass = 0; pass < 2; pass++)
+    for (PetscInt c = 0; c < m->ncoupling_qp; c++) {
+      const PetscInt fa = (PetscInt)(m->coupling_qp[c] >> 32), pu = (PetscInt)(m->coupling_qp[c] & 0xffffffff);
+      PetscInt       ce[ANCF3843_NDOF], ia[ANCF3843_NDOF], na;
+      na = FaceActive(m, fa / 8, fa % 8, ia);
+      if (rows) TdModelElementCoordinates(m, fa / 8, ce);
+      for (PetscInt i = 0; i < na; i++, k++)
+        if (rows) {
+          rows[k] = pass == 0 ? m->free_index[ce[ia[i]]] : pu;
+          cols[k] = pass == 0 ? pu : m->free_index[ce[ia[i]]];
+          if (rows[k] < 0 || cols[k] < 0) rows[k] = cols[k] = -1;
+        }
+    }
   *n = k;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
+PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed)
 {
-  PetscCount kj = 0;
+  PetscInt64 *qq = NULL, *qp = NULL;
+  PetscInt    nqq = 0, nqp = 0, capqq = 0, capqp = 0;
+  PetscFunctionBegin;
+  *changed = PETSC_FALSE;
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    TdFilm   *f = &m->films[fi];
+    PetscReal c[3], cdot[3];
+    if (f->wall.kind != TD_FACE_ANCF && f->base.kind != TD_FACE_ANCF) continue;
+    FrameMotion(m, f, t, c, cdot);
+    for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+      const FilmQuadGeometry *g     = &f->geometry[qd];
+      const PetscInt         *nodes = &f->surface.quads[4 * qd];
+      for (PetscInt gp = 0; gp < 4; gp++) {
+        PetscReal      x[3];
+        FilmPointState ps;
+        SurfaceState   sw, sb;
+        PetscBool      ok = PETSC_TRUE;
+        PetscInt       el[2];
+        sw.want_lin = sb.want_lin = PETSC_FALSE;
+        for (PetscInt d = 0; d < 3; d++) x[d] = g->x[gp][d] + c[d];
+        PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps, &sw, &sb, &ok));
+        if (!ok) continue;
+        el[0] = sw.element >= 0 ? 8 * sw.element + sw.face : -1;
+        el[1] = sb.element >= 0 ? 8 * sb.element + sb.face : -1;
+        if (nqq + 4 > capqq) {
+          PetscInt64 *grown;
+          capqq = 2 * capqq + 64;
+          PetscCall(PetscMalloc1(capqq, &grown));
+          if (nqq) PetscCall(PetscArraycpy(grown, qq, nqq));
+          PetscCall(PetscFree(qq));
+          qq = grown;
+        }
+        if (nqp + 8 > capqp) {
+          PetscInt64 *grown;
+          capqp = 2 * capqp + 64;
+          PetscCall(PetscMalloc1(capqp, &grown));
+          if (nqp) PetscCall(PetscArraycpy(grown, qp, nqp));
+          PetscCall(PetscFree(qp));
+          qp = grown;
+        }
+        for (PetscInt a = 0; a < 2; a++) {
+          if (el[a] < 0) continue;
+          for (PetscInt b = 0; b < 2; b++)
+            if (el[b] >= 0) qq[nqq++] = PairKey(el[a], el[b]);
+          if (f->model == TD_FILM_REYNOLDS)
+            for (PetscInt i = 0; i < 4; i++)
+              if (f->unknown[nodes[i]] >= 0) qp[nqp++] = PairKey(el[a], f->unknown[nodes[i]]);
+        }
+      }
+    }
+  }
+  /* sort, unique, compare */
+  if (nqq) qsort(qq, (size_t)nqq, sizeof(PetscInt64), CompareInt64);
+  if (nqp) qsort(qp, (size_t)nqp, sizeof(PetscInt64), CompareInt64);
+  {
+    PetscInt u = 0;
+    for (PetscInt i = 0; i < nqq; i++)
+      if (!u || qq[i] != qq[u - 1]) qq[u++] = qq[i];
+    nqq = u;
+    u   = 0;
+    for (PetscInt i = 0; i < nqp; i++)
+      if (!u || qp[i] != qp[u - 1]) qp[u++] = qp[i];
+    nqp = u;
+  }
+  if (nqq != m->ncoupling_qq || nqp != m->ncoupling_qp) *changed = PETSC_TRUE;
+  for (PetscInt i = 0; i < nqq && !*changed; i++)
+    if (qq[i] != m->coupling_qq[i]) *changed = PETSC_TRUE;
+  for (PetscInt i = 0; i < nqp && !*changed; i++)
+    if (qp[i] != m->coupling_qp[i]) *changed = PETSC_TRUE;
+  if (*changed) {
+    PetscInt idx[ANCF3843_NDOF];
+    PetscCall(PetscFree(m->coupling_qq));
+    PetscCall(PetscFree(m->coupling_qp));
+    PetscCall(PetscFree(m->coupling_qq_offset));
+    PetscCall(PetscFree(m->coupling_qp_offset));
+    m->coupling_qq  = qq;
+    m->coupling_qp  = qp;
+    m->ncoupling_qq = nqq;
+    m->ncoupling_qp = nqp;
+    PetscCall(PetscMalloc1(nqq + 1, &m->coupling_qq_offset));
+    PetscCall(PetscMalloc1(nqp + 1, &m->coupling_qp_offset));
+    m->coupling_qq_offset[0] = m->coupling_qp_offset[0] = 0;
+    for (PetscInt c = 0; c < nqq; c++) {
+      const PetscInt fa = (PetscInt)(qq[c] >> 32), fb = (PetscInt)(qq[c] & 0xffffffff);
+      m->coupling_qq_offset[c + 1] = m->coupling_qq_offset[c] + (PetscCount)FaceActive(m, fa / 8, fa % 8, idx) * FaceActive(m, fb / 8, fb % 8, idx);
+    }
+    for (PetscInt c = 0; c < nqp; c++) {
+      const PetscInt fa = (PetscInt)(qp[c] >> 32);
+      m->coupling_qp_offset[c + 1] = m->coupling_qp_offset[c] + FaceActive(m, fa / 8, fa % 8, idx);
+    }
+  } else {
+    PetscCall(PetscFree(qq));
+    PetscCall(PetscFree(qp));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The derivatives of a surface point's contributions, with respect to the unknown coordinates
+   through positions (weight ce) and velocities (weight cv): d/dq = ce d/de + cv d/dedot, in the
+   element's material frame.  sign: -1 for the wall, +1 for the base (h = n.(r_b - r_w) + ...). */
+typedef struct {
+  PetscReal dh[ANCF3843_NDOF], dhdot[ANCF3843_NDOF], dv[3][ANCF3843_NDOF], duv[2][ANCF3843_NDOF];
+} SurfaceDerivatives;
+
+static void SurfaceDerivativesCompute(const SurfaceState *st, PetscReal sign, PetscReal ce, PetscReal cv, SurfaceDerivatives *d)
+{
+  const FilmFaceLinearization *l = &st->lin;
+  for (PetscInt j = 0; j < ANCF3843_NDOF; j++) {
+    d->dh[j]    = ce * (sign * l->dnr_de[j] + l->dprof_de[j]);
+    d->dhdot[j] = ce * (sign * l->drate_de[j] + l->dprofrate_de[j]) + cv * (sign * l->drate_dedot[j] + l->dprofrate_dedot[j]);
+    for (PetscInt i = 0; i < 3; i++) d->dv[i][j] = ce * l->dv_de[i][j];
+    d->duv[0][j] = ce * l->duv_de[0][j];
+    d->duv[1][j] = ce * l->duv_de[1][j];
+  }
+  /* v = sum_k S_k edot_k */
+  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+    for (PetscInt i = 0; i < 3; i++) d->dv[i][3 * k + i] += cv * st->S[k];
+}
+
+/* Row and column transforms of a block between two elements (global slopes; no-ops for cells
+   aligned with the global axes). */
+static void RotateBlock(TdModel m, PetscInt erow, PetscInt ecol, PetscReal B[])
+{
+  const PetscInt N = ANCF3843_NDOF;
+  PetscReal      v[ANCF3843_NDOF];
+  for (PetscInt c = 0; c < N; c++) {
+    for (PetscInt r = 0; r < N; r++) v[r] = B[r * N + c];
+    TdModelElementRotateForce(m, erow, v);
+    for (PetscInt r = 0; r < N; r++) B[r * N + c] = v[r];
+  }
+  for (PetscInt r = 0; r < N; r++) TdModelElementRotateForce(m, ecol, &B[r * N]);
+}
+
+/* The coupling blocks of one Gauss point (formulation.md §6, the paper's eq. 26 made explicit):
+     dF_i/dq   = -(1/scale) dR_i/dz . dz/dq                   (pressure rows)
+     dQ_a/dq   = w [dS/duv . duv/dq f_a + S df_a/dz . dz/dq]   (the residual carries -Q_a)
+     dQ_a/dp_j = w S (df_a/dp N_j + df_a/dgradp . gradN_j) p_ref
+   with z = (h, dh/dt, vw, vb) and a = wall, base. */
+static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
+{
+  SurfaceDerivatives D[2];
+  const PetscReal    sign[2] = {-1, 1};
+  const PetscReal    w       = g->w[gp];
+  const PetscInt     N       = ANCF3843_NDOF;
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < 2; s++)
+    if (ss[s]->element >= 0) SurfaceDerivativesCompute(ss[s], sign[s], ce, cv, &D[s]);
+  /* pressure rows */
+  if (f->model == TD_FILM_REYNOLDS && rs)
+    for (PetscInt i = 0; i < 4; i++) {
+      const PetscInt ui = f->unknown[nodes[i]];
+      if (ui < 0) continue;
+      for (PetscInt s = 0; s < 2; s++) {
+        PetscReal       G[ANCF3843_NDOF];
+        const PetscInt  e    = ss[s]->element;
+        PetscInt        slot, ia[ANCF3843_NDOF], na;
+        const PetscReal(*dRdv)[3] = s == 0 ? rs->dvw[i] : rs->dvb[i];
+        if (e < 0) continue;
+        slot = FindKey(m->coupling_qp, m->ncoupling_qp, PairKey(8 * e + ss[s]->face, ui));
+        if (slot < 0) continue;
+        for (PetscInt j = 0; j < N; j++) G[j] = -(rs->dh[i][gp] * D[s].dh[j] + rs->ddhdt[i][gp] * D[s].dhdot[j] + dRdv[gp][0] * D[s].dv[0][j] + dRdv[gp][1] * D[s].dv[1][j] + dRdv[gp][2] * D[s].dv[2][j]) / f->residual_scale;
+        TdModelElementRotateForce(m, e, G);
+        na = FaceActive(m, e, ss[s]->face, ia);
+        for (PetscInt j = 0; j < na; j++) jpq[m->coupling_qp_offset[slot] + j] += G[ia[j]];
+      }
+    }
+  /* force rows */
+  for (PetscInt a = 0; a < 2; a++) {
+    const PetscInt ea = ss[a]->element;
+    if (ea < 0) continue;
+    for (PetscInt s = 0; s < 2; s++) {
+      const PetscInt es = ss[s]->element;
+      PetscInt       slot, ia[ANCF3843_NDOF], ib[ANCF3843_NDOF], na, nb;
+      if (es < 0) continue;
+      slot = FindKey(m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
+      if (slot < 0) continue;
+      na = FaceActive(m, ea, ss[a]->face, ia);
+      nb = FaceActive(m, es, ss[s]->face, ib);
+      if (na == N && nb == N) {
+        /* rotated cells: the full block, rows and columns turned to global slopes */
+        PetscReal G[3][ANCF3843_NDOF];
+        for (PetscInt i = 0; i < 3; i++)
+          for (PetscInt j = 0; j < N; j++) {
+            const PetscReal(*dfdv)[3] = s == 0 ? ts->dvw[a] : ts->dvb[a];
+            G[i][j] = ts->dh[a][i] * D[s].dh[j] + dfa_dhdot[a][i] * D[s].dhdot[j] + dfdv[i][0] * D[s].dv[0][j] + dfdv[i][1] * D[s].dv[1][j] + dfdv[i][2] * D[s].dv[2][j];
+          }
+        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+          for (PetscInt i = 0; i < 3; i++) {
+            PetscReal *row = &block[(3 * k + i) * N];
+            for (PetscInt j = 0; j < N; j++) row[j] = -w * ss[a]->S[k] * G[i][j];
+            if (s == a)
+              for (PetscInt j = 0; j < N; j++) row[j] -= w * (ss[a]->dS_uv[0][k] * D[a].duv[0][j] + ss[a]->dS_uv[1][k] * D[a].duv[1][j]) * fa[a][i];
+          }
+        RotateBlock(m, ea, es, block);
+        for (PetscInt j = 0; j < N * N; j++) jqq[m->coupling_qq_offset[slot] + j] += block[j];
+      } else {
+        /* the active rows (k, i) and columns of the face pair only */
+        PetscReal        G[3][ANCF3843_NDOF];
+        const PetscReal(*dfdv)[3] = s == 0 ? ts->dvw[a] : ts->dvb[a];
+        PetscScalar     *out      = &jqq[m->coupling_qq_offset[slot]];
+        for (PetscInt i = 0; i < 3; i++)
+          for (PetscInt jj = 0; jj < nb; jj++) {
+            const PetscInt j = ib[jj];
+            G[i][jj]         = ts->dh[a][i] * D[s].dh[j] + dfa_dhdot[a][i] * D[s].dhdot[j] + dfdv[i][0] * D[s].dv[0][j] + dfdv[i][1] * D[s].dv[1][j] + dfdv[i][2] * D[s].dv[2][j];
+          }
+        for (PetscInt ii = 0; ii < na; ii++) {
+          const PetscInt  k = ia[ii] / 3, i = ia[ii] % 3;
+          const PetscReal cS = -w * ss[a]->S[k];
+          PetscScalar    *row = &out[(PetscCount)ii * nb];
+          for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj];
+          if (s == a) {
+            const PetscReal c0 = -w * ss[a]->dS_uv[0][k] * fa[a][i], c1 = -w * ss[a]->dS_uv[1][k] * fa[a][i];
+            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += c0 * D[a].duv[0][ib[jj]] + c1 * D[a].duv[1][ib[jj]];
+          }
+        }
+      }
+    }
+    /* dQ_a/dp */
+    if (f->model == TD_FILM_REYNOLDS)
+      for (PetscInt jn = 0; jn < 4; jn++) {
+        const PetscInt uj = f->unknown[nodes[jn]];
+        PetscReal      col[ANCF3843_NDOF], dfdp[3];
+        PetscInt       slot, ia[ANCF3843_NDOF], na;
+        if (uj < 0) continue;
+        slot = FindKey(m->coupling_qp, m->ncoupling_qp, PairKey(8 * ea + ss[a]->face, uj));
+        if (slot < 0) continue;
+        for (PetscInt i = 0; i < 3; i++) {
+          dfdp[i] = ts->dp[a][i] * g->N[gp][jn];
+          for (PetscInt d = 0; d < 3; d++) dfdp[i] += ts->dgradp[a][i][d] * g->gradN[gp][jn][d];
+        }
+        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+          for (PetscInt i = 0; i < 3; i++) col[3 * k + i] = -w * ss[a]->S[k] * dfdp[i] * f->p_ref;
+        TdModelElementRotateForce(m, ea, col);
+        na = FaceActive(m, ea, ss[a]->face, ia);
+        for (PetscInt j = 0; j < na; j++) jqp[m->coupling_qp_offset[slot] + j] += col[ia[j]];
+      }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Dry contact tractions (formulation §3) and their derivatives with respect to h, dh/dt, vw, vb:
+   f_w = -pN n + mu pN that(vb - vw), f_b = -f_w, that(u) = Tu / sqrt(|Tu|^2 + v_eps^2). */
+static void DryTractions(const TdFilm *f, const PetscReal n[3], const FilmPointState *ps, PetscReal fa[2][3], FilmTractionSensitivity *ts, PetscReal dfa_dhdot[2][3])
+{
+  PetscReal dpdh, dpdhdot, pN = film_dry_pressure(ps->h, ps->dhdt, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, &dpdh, &dpdhdot);
+  PetscReal u[3], un, tu[3], sn, that[3], dt[3][3];
+  for (PetscInt d = 0; d < 3; d++) u[d] = ps->vb[d] - ps->vw[d];
+  un = Dot3(u, n);
+  for (PetscInt d = 0; d < 3; d++) tu[d] = u[d] - un * n[d];
+  sn = PetscSqrtReal(Dot3(tu, tu) + f->contact.v_eps * f->contact.v_eps);
+  for (PetscInt d = 0; d < 3; d++) that[d] = tu[d] / sn;
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++) dt[i][j] = ((i == j) - n[i] * n[j] - that[i] * that[j]) / sn;
+  PetscMemzero(ts, sizeof *ts);
+  for (PetscInt i = 0; i < 3; i++) {
+    const PetscReal dir = -n[i] + f->mu_dry * that[i];
+    fa[0][i]           = pN * dir;
+    fa[1][i]           = -fa[0][i];
+    ts->dh[0][i]       = dpdh * dir;
+    ts->dh[1][i]       = -ts->dh[0][i];
+    dfa_dhdot[0][i]    = dpdhdot * dir;
+    dfa_dhdot[1][i]    = -dfa_dhdot[0][i];
+    for (PetscInt j = 0; j < 3; j++) {
+      ts->dvb[0][i][j] = f->mu_dry * pN * dt[i][j];
+      ts->dvw[0][i][j] = -ts->dvb[0][i][j];
+      ts->dvb[1][i][j] = -ts->dvb[0][i][j];
+      ts->dvw[1][i][j] = ts->dvb[0][i][j];
+    }
+  }
+}
+
+PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
+{
+  PetscCount   kj = 0, npp = FilmPressureEntries(m);
+  PetscScalar *jqq = NULL, *jqp = NULL, *jpq = NULL;
+  PetscReal   *block = NULL;
+  SurfaceState *sw, *sb;
   PetscFunctionBegin;
   *ok = PETSC_TRUE;
   for (PetscInt fi = 0; fi < m->nfilms; fi++) m->films[fi].miss[0] = 0;
+  PetscCall(PetscMalloc2(4, &sw, 4, &sb));
+  if (jac) {
+    const PetscCount nqq = m->ncoupling_qq ? m->coupling_qq_offset[m->ncoupling_qq] : 0, nqp = m->ncoupling_qp ? m->coupling_qp_offset[m->ncoupling_qp] : 0;
+    jqq = jac + npp;
+    jqp = jqq + nqq;
+    jpq = jqp + nqp;
+    PetscCall(PetscArrayzero(jqq, nqq + 2 * nqp));
+    PetscCall(PetscMalloc1(ANCF3843_NDOF * ANCF3843_NDOF, &block));
+  }
   for (PetscInt fi = 0; fi < m->nfilms && *ok; fi++) {
-    TdFilm   *f = &m->films[fi];
-    PetscReal c[3], cdot[3], L[3] = {0, 0, 0}, Fr[3] = {0, 0, 0};
+    TdFilm         *f = &m->films[fi];
+    PetscReal       c[3], cdot[3], L[3] = {0, 0, 0}, Fr[3] = {0, 0, 0};
+    const PetscBool coupled = jac && (f->wall.kind == TD_FACE_ANCF || f->base.kind == TD_FACE_ANCF) && (ce != 0 || cv != 0 || f->model == TD_FILM_REYNOLDS);
     FrameMotion(m, f, t, c, cdot);
     for (PetscInt qd = 0; qd < f->surface.nquads && *ok; qd++) {
       const FilmQuadGeometry *g     = &f->geometry[qd];
       const PetscInt         *nodes = &f->surface.quads[4 * qd];
       FilmPointState          ps[4];
-      SurfaceState            sw[4], sb[4];
       PetscReal               p[4];
+      FilmReynoldsSensitivity rsens;
       for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
       for (PetscInt gp = 0; gp < 4; gp++) {
         PetscReal x[3];
+        sw[gp].want_lin = sb[gp].want_lin = coupled;
         for (PetscInt i = 0; i < 3; i++) x[i] = g->x[gp][i] + c[i];
         PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps[gp], &sw[gp], &sb[gp], ok));
         if (!*ok) break;
@@ -277,45 +657,34 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       if (!*ok) break;
       if (f->model == TD_FILM_REYNOLDS) {
         PetscReal R[4], K[4][4];
-        film_reynolds_quad(g, &f->fluid, ps, p, R, K, NULL);
+        film_reynolds_quad(g, &f->fluid, ps, p, R, K, coupled ? &rsens : NULL);
         for (PetscInt i = 0; i < 4; i++)
           if (f->unknown[nodes[i]] >= 0) r[f->unknown[nodes[i]]] -= R[i] / f->residual_scale;
         if (jac)
           for (PetscInt i = 0; i < 4; i++)
             for (PetscInt j = 0; j < 4; j++, kj++) jac[kj] = -K[i][j] * f->p_ref / f->residual_scale;
-        for (PetscInt gp = 0; gp < 4; gp++) {
-          PetscReal pq = 0, gradp[3] = {0, 0, 0}, fw[3], fb[3], pc, fn;
+      }
+      for (PetscInt gp = 0; gp < 4; gp++) {
+        PetscReal               fa[2][3], pc = 0, fn, dfa_dhdot[2][3] = {{0, 0, 0}, {0, 0, 0}};
+        FilmTractionSensitivity ts;
+        if (f->model == TD_FILM_REYNOLDS) {
+          PetscReal pq = 0, gradp[3] = {0, 0, 0};
           for (PetscInt i = 0; i < 4; i++) {
             pq += g->N[gp][i] * p[i];
             for (PetscInt d = 0; d < 3; d++) gradp[d] += g->gradN[gp][i][d] * p[i];
           }
-          film_tractions(&f->fluid, &f->contact, g->n[gp], &ps[gp], pq, gradp, fw, fb, &pc);
-          AddFaceForce(m, &sw[gp], g->w[gp], fw, rfull);
-          AddFaceForce(m, &sb[gp], g->w[gp], fb, rfull);
-          fn = Dot3(fw, g->n[gp]);
-          for (PetscInt d = 0; d < 3; d++) {
-            L[d] += g->w[gp] * fw[d];
-            Fr[d] += g->w[gp] * (fw[d] - fn * g->n[gp][d]);
-          }
+          film_tractions_sens(&f->fluid, &f->contact, g->n[gp], &ps[gp], pq, gradp, fa[0], fa[1], &pc, coupled ? &ts : NULL);
+        } else DryTractions(f, g->n[gp], &ps[gp], fa, &ts, dfa_dhdot);
+        AddFaceForce(m, &sw[gp], g->w[gp], fa[0], rfull);
+        AddFaceForce(m, &sb[gp], g->w[gp], fa[1], rfull);
+        fn = Dot3(fa[0], g->n[gp]);
+        for (PetscInt d = 0; d < 3; d++) {
+          L[d] += g->w[gp] * fa[0][d];
+          Fr[d] += g->w[gp] * (fa[0][d] - fn * g->n[gp][d]);
         }
-      } else {
-        for (PetscInt gp = 0; gp < 4; gp++) {
-          PetscReal pN = film_dry_pressure(ps[gp].h, ps[gp].dhdt, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, NULL, NULL);
-          PetscReal rel[3], tn, nrm, fw[3], fb[3];
-          for (PetscInt d = 0; d < 3; d++) rel[d] = ps[gp].vb[d] - ps[gp].vw[d];
-          tn = Dot3(rel, g->n[gp]);
-          for (PetscInt d = 0; d < 3; d++) rel[d] -= tn * g->n[gp][d];
-          nrm = PetscSqrtReal(Dot3(rel, rel) + f->contact.v_eps * f->contact.v_eps);
-          for (PetscInt d = 0; d < 3; d++) {
-            fw[d] = -pN * g->n[gp][d] + f->mu_dry * pN * rel[d] / nrm;
-            fb[d] = -fw[d];
-          }
-          AddFaceForce(m, &sw[gp], g->w[gp], fw, rfull);
-          AddFaceForce(m, &sb[gp], g->w[gp], fb, rfull);
-          for (PetscInt d = 0; d < 3; d++) {
-            L[d] += g->w[gp] * fw[d];
-            Fr[d] += g->w[gp] * f->mu_dry * pN * rel[d] / nrm;
-          }
+        if (coupled) {
+          const SurfaceState *ss[2] = {&sw[gp], &sb[gp]};
+          PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, jqq, jqp, jpq, block));
         }
       }
     }
@@ -324,6 +693,8 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
     if (friction)
       for (PetscInt d = 0; d < 3; d++) friction[3 * fi + d] = Fr[d];
   }
+  PetscCall(PetscFree2(sw, sb));
+  PetscCall(PetscFree(block));
   PetscFunctionReturn(0);
 }
 
@@ -339,6 +710,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
     FilmPointState ps = {0};
     SurfaceState   sw, sb;
     PetscBool      ok = PETSC_TRUE;
+    sw.want_lin = sb.want_lin = PETSC_FALSE;
     /* the node's normal: the mean of the Gauss-point normals of a quad using it */
     for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
       const PetscInt *nodes = &f->surface.quads[4 * qd];
@@ -584,6 +956,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
         FilmPointState ps = {0};
         SurfaceState   s1, s2;
         PetscBool      ok = PETSC_TRUE;
+        s1.want_lin = s2.want_lin = PETSC_FALSE;
         for (PetscInt i = 0; i < 4; i++)
           for (PetscInt d = 0; d < 3; d++) X[i][d] = f->surface.X[3 * f->surface.quads[4 * qd + i] + d];
         if (hint[0] == 0 && hint[1] == 0 && hint[2] == 0) {
@@ -668,5 +1041,9 @@ PetscErrorCode TdFilmsDestroy(TdModel m)
     PetscCall(PetscFree(f->base.profile_table));
   }
   PetscCall(PetscFree(m->films));
+  PetscCall(PetscFree(m->coupling_qq));
+  PetscCall(PetscFree(m->coupling_qp));
+  PetscCall(PetscFree(m->coupling_qq_offset));
+  PetscCall(PetscFree(m->coupling_qp_offset));
   PetscFunctionReturn(0);
 }

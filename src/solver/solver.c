@@ -25,44 +25,17 @@ static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
+/* The Jacobian with its COO pattern: element blocks of this rank, then (rank 0) the film blocks
+   and the constraint blocks.  Rebuilt when the film-body coupling pattern changes. */
+static PetscErrorCode BuildJacobian(TdSolver s)
 {
-  TdSolver    s;
-  PetscMPIInt rank, size;
-  PetscInt    ne, nfull;
+  TdModel     model = s->model;
+  PetscMPIInt rank;
   PetscFunctionBegin;
-  PetscCall(PetscNew(&s));
-  s->comm  = model->comm;
-  s->model = model;
-  nfull    = model->nfull;
-  s->N     = model->row_offset + model->nrows;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  ne            = model->nelements;
-  s->elem_start = (ne * rank) / size;
-  s->elem_end   = (ne * (rank + 1)) / size;
-  PetscCall(AllocFull(nfull, &s->q));
-  PetscCall(AllocFull(nfull, &s->v));
-  PetscCall(AllocFull(nfull, &s->a));
-  PetscCall(AllocFull(nfull, &s->qdd));
-  PetscCall(AllocFull(nfull, &s->q1));
-  PetscCall(AllocFull(nfull, &s->v1));
-  PetscCall(AllocFull(nfull, &s->a1));
-  PetscCall(AllocFull(nfull, &s->qdd1));
-  PetscCall(AllocFull(model->nrows, &s->lambda));
-  s->nthreads = omp_get_max_threads();
-  PetscCall(PetscMalloc1(s->nthreads, &s->work));
-  PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
-  PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
-  PetscCall(AllocFull(nfull, &s->film_rfull));
-  PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
-
-  PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
-  PetscCall(VecDuplicate(s->U, &s->R));
-  PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
-  PetscCall(VecDuplicate(s->Useq, &s->Rseq));
-
-  /* COO pattern: element blocks of this rank, then (rank 0) the constraint blocks */
+  PetscCall(MatDestroy(&s->J));
+  PetscCall(PetscFree(s->coo_v));
+  s->nfilm_coo = 0;
   {
     PetscInt   nloc = s->elem_end - s->elem_start, nc = 0;
     PetscInt  *ci, *cj, k = 0;
@@ -111,6 +84,51 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->coo_v));
   }
 
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
+{
+  TdSolver    s;
+  PetscMPIInt rank, size;
+  PetscInt    ne, nfull;
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&s));
+  s->comm  = model->comm;
+  s->model = model;
+  nfull    = model->nfull;
+  s->N     = model->row_offset + model->nrows;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  ne            = model->nelements;
+  s->elem_start = (ne * rank) / size;
+  s->elem_end   = (ne * (rank + 1)) / size;
+  PetscCall(AllocFull(nfull, &s->q));
+  PetscCall(AllocFull(nfull, &s->v));
+  PetscCall(AllocFull(nfull, &s->a));
+  PetscCall(AllocFull(nfull, &s->qdd));
+  PetscCall(AllocFull(nfull, &s->q1));
+  PetscCall(AllocFull(nfull, &s->v1));
+  PetscCall(AllocFull(nfull, &s->a1));
+  PetscCall(AllocFull(nfull, &s->qdd1));
+  PetscCall(AllocFull(model->nrows, &s->lambda));
+  s->nthreads = omp_get_max_threads();
+  PetscCall(PetscMalloc1(s->nthreads, &s->work));
+  PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
+  PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
+  PetscCall(AllocFull(nfull, &s->film_rfull));
+  PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
+
+  PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
+  PetscCall(VecDuplicate(s->U, &s->R));
+  PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
+  PetscCall(VecDuplicate(s->Useq, &s->Rseq));
+
+  if (model->nfilms) {
+    PetscBool changed;
+    PetscCall(TdFilmsCouplingUpdate(model, 0, model->q_ref, s->v, &changed));
+  }
+  PetscCall(BuildJacobian(s));
   PetscCall(SNESCreate(s->comm, &s->snes));
   PetscCall(SNESSetFunction(s->snes, s->R, TdSolverResidual, s));
   PetscCall(SNESSetJacobian(s->snes, s->J, s->J, TdSolverJacobian, s));
@@ -344,7 +362,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     /* films (F11, F14): pressure rows and the film forces on ANCF faces */
     if (m->nfilms) {
       PetscBool ok;
-      PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, rf, r, NULL, NULL, NULL, &ok));
+      PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, NULL, NULL, &ok));
       if (!ok) {
         finite = PETSC_FALSE;
         for (PetscInt fi = 0; fi < m->nfilms; fi++)
@@ -432,7 +450,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscCall(VecGetArrayRead(s->Useq, &u));
       PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
       PetscCall(PetscArrayzero(s->film_r, s->N));
-      PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, s->film_rfull, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
+      PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, ce, cv, s->film_rfull, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
       PetscCall(VecRestoreArrayRead(s->Useq, &u));
       if (!ok)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
@@ -513,6 +531,37 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
   PetscCall(MatAssemblyEnd(Jfd, MAT_FINAL_ASSEMBLY));
   PetscCall(MatConvert(J, MATDENSE, MAT_INITIAL_MATRIX, &Jd));
   PetscCall(MatNorm(Jd, NORM_FROBENIUS, &nj));
+  {
+    /* block by block: rows and columns of body coordinates (q), film pressures (p) and
+       constraint multipliers (c), so that small coupling blocks are not hidden by the stiffness */
+    const PetscInt     bounds[4] = {0, s->model->nfree, s->model->row_offset, N};
+    const char        *names     = "qpc";
+    PetscReal          sums[18]  = {0};
+    const PetscScalar *a, *b;
+    PetscInt           lda;
+    PetscCall(MatDenseGetArrayRead(Jd, &a));
+    PetscCall(MatDenseGetArrayRead(Jfd, &b));
+    PetscCall(MatDenseGetLDA(Jd, &lda));
+    for (PetscInt j = 0; j < N; j++)
+      for (PetscInt i = lo; i < hi; i++) {
+        PetscInt bi = 0, bj = 0;
+        while (i >= bounds[bi + 1]) bi++;
+        while (j >= bounds[bj + 1]) bj++;
+        sums[2 * (3 * bi + bj)] += PetscSqr(PetscRealPart(a[(size_t)j * lda + (i - lo)] - b[(size_t)j * lda + (i - lo)]));
+        sums[2 * (3 * bi + bj) + 1] += PetscSqr(PetscRealPart(a[(size_t)j * lda + (i - lo)]));
+      }
+    PetscCall(MatDenseRestoreArrayRead(Jd, &a));
+    PetscCall(MatDenseRestoreArrayRead(Jfd, &b));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 18, MPIU_REAL, MPIU_SUM, s->comm));
+    for (PetscInt bi = 0; bi < 3; bi++)
+      for (PetscInt bj = 0; bj < 3; bj++) {
+        const PetscReal dn = PetscSqrtReal(sums[2 * (3 * bi + bj)]), jn = PetscSqrtReal(sums[2 * (3 * bi + bj) + 1]);
+        if (jn > 0 || dn > 0) {
+          PetscCall(PetscPrintf(s->comm, "tribodyn: Jacobian test block %c%c: ||J - J_fd||_F/||J||_F = %g, ||J||_F = %g\n", names[bi], names[bj], (double)(jn > 0 ? dn / jn : dn), (double)jn));
+          if (jn > 0) s->test_jacobian_max = PetscMax(s->test_jacobian_max, dn / jn);
+        }
+      }
+  }
   PetscCall(MatAXPY(Jfd, -1.0, Jd, SAME_NONZERO_PATTERN));
   PetscCall(MatNorm(Jfd, NORM_FROBENIUS, &nd));
   PetscCall(PetscPrintf(s->comm, "tribodyn: Jacobian test (central differences) at t = %g: ||J - J_fd||_F/||J||_F = %g, ||J||_F = %g\n", (double)StepTime(s), (double)(nd / nj), (double)nj));
@@ -629,8 +678,19 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   PetscFunctionBegin;
   s->mode      = TD_MODE_DYNAMIC;
   s->step_dt   = dt;
+  s->film_miss[0] = 0;
   s->row_scale = m->mass_per_node * galpha_mass_coefficient(&s->ga, dt);
   galpha_predict(&s->ga, dt, m->nfull, s->q, s->v, s->a, s->q1);
+  if (m->nfilms) {
+    /* the elements under the film at the predicted state: rebuild the pattern if they changed */
+    PetscBool changed;
+    PetscCall(TdFilmsCouplingUpdate(m, s->t + dt, s->q1, s->v, &changed));
+    if (changed) {
+      PetscCall(BuildJacobian(s));
+      PetscCall(SNESSetJacobian(s->snes, s->J, s->J, TdSolverJacobian, s));
+      s->pattern_rebuilds++;
+    }
+  }
   PetscCall(SetUnknowns(s, s->q1, s->lambda));
   PetscCall(Solve(s, &ok));
   if (!ok) {
