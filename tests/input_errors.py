@@ -42,7 +42,7 @@ cases = [
     ("film body that does not exist", films + ["-f_base", "floor:zmax"], ["-f_base", "no body 'floor'"]),
     ("film faces that do not face each other", films + ["-f_base", "bottom:zmin"], ["Film 'f'", "bottom:zmin", "do not face each other"]),
     ("film viscosity zero", films + ["-f_mu", "0"], ["-f_mu", "positive"]),
-    ("film height not positive at the start", films + ["-top_box", "0,0,-1e-5,0.01,0.01,0.005"], ["film height at the start", "-1e-05"]),
+    ("film height not positive at the start", films + ["-top_box", "0,0,-1e-5,0.01,0.01,0.005"], ["film height is -1e-05 m <= 0", "-f_wall"]),
     ("film surface not quads", films + ["-f_surface", os.path.join(src, "meshes/bad_triangles.geo")], ["bad_triangles.geo", "quadrangles"]),
     ("negative roughness", films + ["-f_sigma_wall", "-1e-6"], ["-f_sigma_wall", "negative"]),
     ("gamma outside the Patir-Cheng table", films + ["-f_gamma", "2"], ["-f_gamma", "1/9"]),

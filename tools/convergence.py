@@ -233,7 +233,7 @@ def main():
           f"{'; records every ' + common[common.index('-output_dt') + 1] + ' s' if '-output_dt' in common else ''}")
     has_p = any(r["p"] is not None for r in rows)
     head = f"{'level':>10} {'records':>7} {'t_end[s]':>9} {'status':>10} {'Newton':>7} {'wall[s]':>8} | " \
-           f"{'peak|a_z| ' + args.sensor:>22} {'change':>11} {'order':>6}"
+           f"{'peak|a_z| ' + args.sensor:>22} {'at[ms]':>7} {'change':>11} {'order':>6}"
     if has_p:
         head += f" | {'peak p [MPa]':>12} {'change':>11} {'order':>6}"
     print(head)
@@ -241,7 +241,7 @@ def main():
     series = {"a": [], "p": []}
     for i, r in enumerate(rows):
         ok = r["status"] == "complete"
-        line = (f"{r['level']:>10} {r['records']:>7} {r['t_end']:>9.4g} {r['status'][:10]:>10} "
+        line = (f"{r['level']:>10} {r['records']:>7} {r['t_end']:>9.4g} {r['status'].split(':')[0][:10]:>10} "
                 f"{fmt(r['newton'], 'd'):>7} {fmt(r['wall'], '.1f'):>8} | ")
         for key, scale, width in (("a", 1.0, 22), ("p", 1e-6, 12)):
             if key == "p" and not has_p:
@@ -254,7 +254,10 @@ def main():
             if len(s) >= 3 and None not in s[-3:]:
                 hh = [x["h"] for x in rows[i - 2:i + 1]]
                 order, _, _ = observed_order(s[-3:], hh)
-            line += f"{fmt(v, '.6g'):>{width}} {fmt(d, '+.4g'):>11} {fmt(order, '.2f'):>6}"
+            line += f"{fmt(v, '.6g'):>{width}} "
+            if key == "a":
+                line += f"{fmt(1e3 * r['t_a'] if v is not None else None, '.2f'):>7} "
+            line += f"{fmt(d, '+.4g'):>11} {fmt(order, '.2f'):>6}"
             if key == "a" and has_p:
                 line += " | "
         print(line)

@@ -97,8 +97,10 @@ def plot_acceleration(cases, sensor, out):
             continue
         t_ms = 1e3 * c["t"]
         pk, _ = peak_in_window(c["t"], c["acc"][sensor])
-        ax.plot(t_ms, c["acc"][sensor], label=f"{label}  (peak |a_z| in 0-30 ms: {pk:.0f} m/s²)",
-                **STYLE[label])
+        text = f"{label}  (peak |a_z| in 0-30 ms: {pk:.0f} m/s²)"
+        if c["status"] != "complete":
+            text += f"  [{c['status'].split(':')[0]}, ends at {t_ms[-1]:.2f} ms]"
+        ax.plot(t_ms, c["acc"][sensor], label=text, **STYLE[label])
         drawn += 1
     ax.axvspan(0, 10, color="0.85", zorder=0, lw=0)
     ax.text(5, 0.02, "hammer\n0-10 ms", transform=ax.get_xaxis_transform(), ha="center", va="bottom",

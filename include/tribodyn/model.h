@@ -128,6 +128,7 @@ struct _p_TdModel {
   PetscInt   ncoupling_qq, ncoupling_qp;
   PetscInt64 *coupling_qq, *coupling_qp;
   PetscCount *coupling_qq_offset, *coupling_qp_offset; /* n + 1 prefix offsets of the blocks */
+  PetscBool   coupling_miss;  /* an assembly met a face pair outside the pattern */
   PetscReal  force_scale;   /* typical force [N], for absolute tolerances */
 };
 
@@ -142,8 +143,9 @@ PetscErrorCode TdFilmsDestroy(TdModel model);
    TdFilmsCOOPattern.  Returns PETSC_FALSE in *ok if a projection failed (message in film->miss). */
 PetscErrorCode TdFilmsAssemble(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok);
 /* The film-body coupling pattern at state (t, q, v): *changed if it differs from the stored one
-   (which it then replaces); the Jacobian's COO pattern must then be rebuilt. */
-PetscErrorCode TdFilmsCouplingUpdate(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed);
+   (which it then replaces); the Jacobian's COO pattern must then be rebuilt.  *valid (may be
+   NULL) is false if some film point misses a surface or has h <= 0 in that state. */
+PetscErrorCode TdFilmsCouplingUpdate(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed, PetscBool *valid);
 /* COO rows/columns of the film Jacobian entries (count first with rows = NULL): the film blocks
    dF/dp, then the coupling blocks dQ/dq, dQ/dp, dF/dq of the stored pattern. */
 PetscErrorCode TdFilmsCOOPattern(TdModel model, PetscCount *n, PetscInt rows[], PetscInt cols[]);

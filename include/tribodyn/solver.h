@@ -41,6 +41,11 @@ struct _p_TdSolver {
   PetscReal   *film_rfull, *film_r;/* scratch of the film Jacobian pass */
   char         film_miss[512];     /* the last projection failure inside Newton */
   PetscBool    in_setup;
+  PetscReal    block_norm0[3];     /* bodies, films, drives at Newton iteration 0 */
+  PetscReal    fnorm0, fnorm_best;  /* of the current solve */
+  PetscInt     it_best;
+  PetscReal    block_atol[3], block_rtol;
+  PetscBool    monitor_blocks;
   PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
   PetscReal    test_jacobian_max; /* largest ||J - J_fd||/||J|| seen */
   PetscBool    in_test;

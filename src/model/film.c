@@ -218,6 +218,12 @@ static PetscErrorCode PointState(TdModel m, TdFilm *f, TdFilmHit *hw, TdFilmHit 
   }
   ps->h    = Dot3(n, sb->r) - Dot3(n, sw->r) + sw->prof + sb->prof;
   ps->dhdt = sb->rate - sw->rate + sw->prof_rate + sb->prof_rate;
+  if (f->model == TD_FILM_REYNOLDS && !(ps->h > 0)) {
+    /* the Reynolds film is not defined for h <= 0 (h^3, mu/h): an invalid iterate, which Newton
+       backs off from or the time stepper rejects */
+    PetscCall(PetscSNPrintf(f->miss, sizeof f->miss, "film '%s': the film height is %g m <= 0 at the film point (%g, %g, %g) at t = %g s (the surfaces touch; asperity contact needs roughness -%s_sigma_wall/-%s_sigma_base, or use -%s_model dry)", f->name, (double)ps->h, (double)x[0], (double)x[1], (double)x[2], (double)t, f->name, f->name, f->name));
+    *ok = PETSC_FALSE;
+  }
   for (PetscInt i = 0; i < 3; i++) {
     ps->vw[i] = sw->v[i] - xdot[i];
     ps->vb[i] = sb->v[i] - xdot[i];
@@ -344,12 +350,13 @@ PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], Pets
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed)
+PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed, PetscBool *valid)
 {
   PetscInt64 *qq = NULL, *qp = NULL;
   PetscInt    nqq = 0, nqp = 0, capqq = 0, capqp = 0;
   PetscFunctionBegin;
   *changed = PETSC_FALSE;
+  if (valid) *valid = PETSC_TRUE;
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     TdFilm   *f = &m->films[fi];
     PetscReal c[3], cdot[3];
@@ -367,7 +374,10 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         sw.want_lin = sb.want_lin = PETSC_FALSE;
         for (PetscInt d = 0; d < 3; d++) x[d] = g->x[gp][d] + c[d];
         PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps, &sw, &sb, &ok));
-        if (!ok) continue;
+        if (!ok) {
+          if (valid) *valid = PETSC_FALSE;
+          if (sw.element < 0 || sb.element < 0) continue;
+        }
         el[0] = sw.element >= 0 ? 8 * sw.element + sw.face : -1;
         el[1] = sb.element >= 0 ? 8 * sb.element + sb.face : -1;
         if (nqq + 4 > capqq) {
@@ -505,7 +515,10 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         const PetscReal(*dRdv)[3] = s == 0 ? rs->dvw[i] : rs->dvb[i];
         if (e < 0) continue;
         slot = FindKey(m->coupling_qp, m->ncoupling_qp, PairKey(8 * e + ss[s]->face, ui));
-        if (slot < 0) continue;
+        if (slot < 0) {
+          m->coupling_miss = PETSC_TRUE;
+          continue;
+        }
         for (PetscInt j = 0; j < N; j++) G[j] = -(rs->dh[i][gp] * D[s].dh[j] + rs->ddhdt[i][gp] * D[s].dhdot[j] + dRdv[gp][0] * D[s].dv[0][j] + dRdv[gp][1] * D[s].dv[1][j] + dRdv[gp][2] * D[s].dv[2][j]) / f->residual_scale;
         TdModelElementRotateForce(m, e, G);
         na = FaceActive(m, e, ss[s]->face, ia);
@@ -521,7 +534,10 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       PetscInt       slot, ia[ANCF3843_NDOF], ib[ANCF3843_NDOF], na, nb;
       if (es < 0) continue;
       slot = FindKey(m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
-      if (slot < 0) continue;
+      if (slot < 0) {
+        m->coupling_miss = PETSC_TRUE;
+        continue;
+      }
       na = FaceActive(m, ea, ss[a]->face, ia);
       nb = FaceActive(m, es, ss[s]->face, ib);
       if (na == N && nb == N) {
@@ -571,7 +587,10 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         PetscInt       slot, ia[ANCF3843_NDOF], na;
         if (uj < 0) continue;
         slot = FindKey(m->coupling_qp, m->ncoupling_qp, PairKey(8 * ea + ss[a]->face, uj));
-        if (slot < 0) continue;
+        if (slot < 0) {
+          m->coupling_miss = PETSC_TRUE;
+          continue;
+        }
         for (PetscInt i = 0; i < 3; i++) {
           dfdp[i] = ts->dp[a][i] * g->N[gp][jn];
           for (PetscInt d = 0; d < 3; d++) dfdp[i] += ts->dgradp[a][i][d] * g->gradN[gp][jn][d];

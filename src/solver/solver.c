@@ -33,7 +33,6 @@ static PetscErrorCode BuildJacobian(TdSolver s)
   PetscMPIInt rank;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  PetscCall(MatDestroy(&s->J));
   PetscCall(PetscFree(s->coo_v));
   s->nfilm_coo = 0;
   {
@@ -71,14 +70,14 @@ static PetscErrorCode BuildJacobian(TdSolver s)
           if (cj[k] < 0) ci[k] = ci[k + 1] = -1; /* a clamped coordinate: a constant term */
         }
       }
-    PetscCall(MatCreate(s->comm, &s->J));
-    PetscCall(MatSetSizes(s->J, PETSC_DECIDE, PETSC_DECIDE, s->N, s->N));
-    {
+    if (!s->J) {
+      /* created once; a changed film-body coupling re-preallocates the same matrix */
       PetscInt nlocal;
       PetscCall(VecGetLocalSize(s->U, &nlocal));
+      PetscCall(MatCreate(s->comm, &s->J));
       PetscCall(MatSetSizes(s->J, nlocal, nlocal, s->N, s->N));
+      PetscCall(MatSetType(s->J, MATAIJ));
     }
-    PetscCall(MatSetType(s->J, MATAIJ));
     PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
     PetscCall(PetscFree2(ci, cj));
     PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->coo_v));
@@ -126,7 +125,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 
   if (model->nfilms) {
     PetscBool changed;
-    PetscCall(TdFilmsCouplingUpdate(model, 0, model->q_ref, s->v, &changed));
+    PetscCall(TdFilmsCouplingUpdate(model, 0, model->q_ref, s->v, &changed, NULL));
   }
   PetscCall(BuildJacobian(s));
   PetscCall(SNESCreate(s->comm, &s->snes));
@@ -137,6 +136,8 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   *out            = s;
   PetscFunctionReturn(0);
 }
+
+static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx);
 
 PetscErrorCode TdSolverSetFromOptions(TdSolver s)
 {
@@ -189,20 +190,36 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
     const PetscReal *f = s->model->loads[l].force;
     atol               = PetscMax(atol, 1e-10 * PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
   }
+  PetscCall(SNESSetTolerances(s->snes, atol, 1e-9, 1e-14, 25, 10000));
+  PetscCall(TdOptionsBool(NULL, "monitor_blocks", "print the norms of the residual blocks (bodies, films, drives) at every Newton iteration", PETSC_FALSE, &s->monitor_blocks, NULL));
   /* film rows are dimensionless (scaled by rho h_ref^3 p_ref / 12 mu, of order one per node):
      1e-12 resolves them to rounding, also in models whose bodies are all rigid */
-  if (s->model->nfilms) atol = PetscMax(atol, 1e-12);
-  PetscCall(SNESSetTolerances(s->snes, atol, 1e-9, 1e-14, 25, 10000));
+  s->block_atol[0] = s->block_atol[2] = atol;
+  s->block_atol[1] = 1e-12;
+  /* with a film the body forces are of the film's scale p_ref x area: their rounding floor too */
+  for (PetscInt fi = 0; fi < s->model->nfilms; fi++) {
+    const TdFilm *f = &s->model->films[fi];
+    s->block_atol[0] = PetscMax(s->block_atol[0], 1e-9 * f->p_ref * f->area);
+  }
+  PetscCall(SNESSetConvergenceTest(s->snes, ConvergenceTest, s, NULL));
   {
-    /* Full Newton steps: in a total-Lagrangian structure the first step of a bending load
-       stretches the rotated fibres (by theta^2/2), so the residual norm rises before Newton
-       converges quadratically; a backtracking search would stall there.  A failed step is
-       halved by the time stepper instead (-snes_linesearch_type bt restores backtracking). */
+    /* Full Newton steps (basic): in a total-Lagrangian structure the first step of a bending
+       load stretches the rotated fibres (by theta^2/2), so the residual norm rises before
+       Newton converges quadratically and a backtracking search (bt) stalls; the critical-point
+       search (cp) assumes a symmetric Jacobian and stops moving on the film-body coupling.
+       Iterates outside the film's domain (h <= 0, a point off its surface) are domain errors,
+       and a failed step is halved by the time stepper.  -snes_linesearch_type overrides. */
     SNESLineSearch ls;
     PetscCall(SNESGetLineSearch(s->snes, &ls));
     PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHBASIC));
   }
   PetscCall(SNESSetFromOptions(s->snes));
+  {
+    PetscReal atol_opt, rtol;
+    PetscCall(SNESGetTolerances(s->snes, &atol_opt, &rtol, NULL, NULL, NULL));
+    s->block_rtol = rtol;
+    if (atol_opt != atol) s->block_atol[0] = s->block_atol[2] = atol_opt; /* -snes_atol given: it rules */
+  }
   PetscFunctionReturn(0);
 }
 
@@ -461,6 +478,19 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
     }
   }
+  if (m->coupling_miss) {
+    /* a film point moved onto a face pair outside the pattern (bodies slid within the step):
+       the pattern of this iterate, the same matrix re-preallocated, assembled again */
+    PetscBool changed;
+    m->coupling_miss = PETSC_FALSE;
+    PetscCall(TdFilmsCouplingUpdate(m, StepTime(s), s->q1, s->v1, &changed, NULL));
+    if (changed) {
+      PetscCall(BuildJacobian(s));
+      s->pattern_rebuilds++;
+      PetscCall(TdSolverJacobian(snes, U, J, P, ctx));
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
   if (J != P) {
     PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
@@ -487,7 +517,12 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
   PetscReal    nd, nj;
   PetscScalar *col;
   PetscFunctionBegin;
-  s->in_test = PETSC_TRUE;
+  s->in_test      = PETSC_TRUE;
+  s->film_miss[0] = 0;
+  {
+    /* the iterate itself */
+    PetscCall(TdSolverResidual(snes, U, s->R, s));
+  }
   PetscCall(MatCreateDense(s->comm, PETSC_DECIDE, PETSC_DECIDE, N, N, NULL, &Jfd));
   {
     PetscInt nlocal;
@@ -527,6 +562,18 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
     PetscCall(VecRestoreArrayRead(Rm, &rm));
   }
   PetscCall(MatDenseRestoreArray(Jfd, &col));
+  if (s->film_miss[0]) {
+    /* a film point misses its surface in this iterate or its perturbations: the residual is
+       not defined there (Newton rejects the step), so there is nothing to compare */
+    PetscCall(PetscPrintf(s->comm, "tribodyn: Jacobian test at t = %g skipped: %s\n", (double)StepTime(s), s->film_miss));
+    s->film_miss[0] = 0;
+    PetscCall(MatDestroy(&Jfd));
+    PetscCall(VecDestroy(&Up));
+    PetscCall(VecDestroy(&Rp));
+    PetscCall(VecDestroy(&Rm));
+    s->in_test = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatAssemblyBegin(Jfd, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Jfd, MAT_FINAL_ASSEMBLY));
   PetscCall(MatConvert(J, MATDENSE, MAT_INITIAL_MATRIX, &Jd));
@@ -557,7 +604,7 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
       for (PetscInt bj = 0; bj < 3; bj++) {
         const PetscReal dn = PetscSqrtReal(sums[2 * (3 * bi + bj)]), jn = PetscSqrtReal(sums[2 * (3 * bi + bj) + 1]);
         if (jn > 0 || dn > 0) {
-          PetscCall(PetscPrintf(s->comm, "tribodyn: Jacobian test block %c%c: ||J - J_fd||_F/||J||_F = %g, ||J||_F = %g\n", names[bi], names[bj], (double)(jn > 0 ? dn / jn : dn), (double)jn));
+          PetscCall(PetscPrintf(s->comm, "tribodyn: Jacobian test block %c%c at t = %g: ||J - J_fd||_F/||J||_F = %g, ||J||_F = %g\n", names[bi], names[bj], (double)StepTime(s), (double)(jn > 0 ? dn / jn : dn), (double)jn));
           if (jn > 0) s->test_jacobian_max = PetscMax(s->test_jacobian_max, dn / jn);
         }
       }
@@ -581,6 +628,82 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
     PetscCall(VecRestoreArrayRead(s->Useq, &u));
   }
   s->in_test = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Norms of the residual blocks: body coordinates, film pressures, constraint rows. */
+static PetscErrorCode BlockNorms(TdSolver s, Vec F, PetscReal nrm[3])
+{
+  const PetscScalar *f;
+  PetscInt           lo, hi;
+  const PetscInt     bounds[4] = {0, s->model->nfree, s->model->row_offset, s->N};
+  PetscFunctionBegin;
+  nrm[0] = nrm[1] = nrm[2] = 0;
+  PetscCall(VecGetOwnershipRange(F, &lo, &hi));
+  PetscCall(VecGetArrayRead(F, &f));
+  for (PetscInt i = lo; i < hi; i++) {
+    PetscInt b = 0;
+    while (i >= bounds[b + 1]) b++;
+    nrm[b] += PetscSqr(PetscRealPart(f[i - lo]));
+  }
+  PetscCall(VecRestoreArrayRead(F, &f));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, nrm, 3, MPIU_REAL, MPIU_SUM, s->comm));
+  for (PetscInt b = 0; b < 3; b++) nrm[b] = PetscSqrtReal(nrm[b]);
+  PetscFunctionReturn(0);
+}
+
+/*
+  Newton convergence judged on the scaled residual blocks separately (formulation.md §6): the
+  body forces [N], the film rows (dimensionless, -R/scale) and the constraint rows [N] each
+  converge when ||F_b|| <= max(atol_b, rtol ||F_b,0||).  A Newton step below 1e-12 ||x|| is
+  converged too, and so is a residual that has fallen 1e-5 below its start and then stopped
+  halving for three iterations: it has reached its rounding floor, which for stiff bodies and
+  films under large loads lies above rtol.  PETSc's divergence tests (NaN, iteration limit)
+  still apply.
+*/
+static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx)
+{
+  TdSolver  s = (TdSolver)ctx;
+  Vec       F;
+  PetscReal nrm[3];
+  PetscInt  maxit;
+  PetscFunctionBegin;
+  *reason = SNES_CONVERGED_ITERATING;
+  PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
+  PetscCall(BlockNorms(s, F, nrm));
+  if (it == 0) {
+    for (PetscInt b = 0; b < 3; b++) s->block_norm0[b] = nrm[b];
+    s->fnorm0 = s->fnorm_best = fnorm;
+    s->it_best = 0;
+  } else if (fnorm < 0.5 * s->fnorm_best) {
+    s->fnorm_best = fnorm;
+    s->it_best    = it;
+  }
+  if (s->monitor_blocks) PetscCall(PetscPrintf(s->comm, "    %2" PetscInt_FMT " |R_bodies| %.6e  |R_films| %.6e  |R_drives| %.6e  |dx| %.3e\n", it, (double)nrm[0], (double)nrm[1], (double)nrm[2], (double)snorm));
+  if (PetscIsInfOrNanReal(fnorm)) {
+    *reason = SNES_DIVERGED_FNORM_NAN;
+    PetscFunctionReturn(0);
+  }
+  {
+    PetscBool ok = PETSC_TRUE;
+    for (PetscInt b = 0; b < 3; b++)
+      if (nrm[b] > PetscMax(s->block_atol[b], s->block_rtol * s->block_norm0[b])) ok = PETSC_FALSE;
+    if (ok) {
+      *reason = it == 0 ? SNES_CONVERGED_FNORM_ABS : SNES_CONVERGED_FNORM_RELATIVE;
+      PetscFunctionReturn(0);
+    }
+  }
+  if (it > 0 && snorm <= 1e-12 * xnorm) {
+    *reason = SNES_CONVERGED_SNORM_RELATIVE;
+    PetscFunctionReturn(0);
+  }
+  /* the rounding floor: at least 1e-5 below the start, and three iterations without halving it */
+  if (it >= s->it_best + 3 && s->fnorm_best <= 1e-5 * s->fnorm0) {
+    *reason = SNES_CONVERGED_FNORM_RELATIVE;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(SNESGetTolerances(snes, NULL, NULL, NULL, &maxit, NULL));
+  if (it >= maxit) *reason = SNES_DIVERGED_MAX_IT;
   PetscFunctionReturn(0);
 }
 
@@ -683,11 +806,16 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   galpha_predict(&s->ga, dt, m->nfull, s->q, s->v, s->a, s->q1);
   if (m->nfilms) {
     /* the elements under the film at the predicted state: rebuild the pattern if they changed */
-    PetscBool changed;
-    PetscCall(TdFilmsCouplingUpdate(m, s->t + dt, s->q1, s->v, &changed));
+    PetscBool changed, valid;
+    PetscCall(TdFilmsCouplingUpdate(m, s->t + dt, s->q1, s->v, &changed, &valid));
+    if (!valid) {
+      /* the predictor drives a film point off its surface or through the film (after a strong
+         deceleration by the film, say): start Newton from the last converged state instead */
+      for (PetscInt i = 0; i < m->nfull; i++) s->q1[i] = s->q[i];
+      PetscCall(TdFilmsCouplingUpdate(m, s->t + dt, s->q1, s->v, &changed, NULL));
+    }
     if (changed) {
       PetscCall(BuildJacobian(s));
-      PetscCall(SNESSetJacobian(s->snes, s->J, s->J, TdSolverJacobian, s));
       s->pattern_rebuilds++;
     }
   }
