@@ -57,6 +57,12 @@ PetscErrorCode TdMeshDestroy(TdMesh *mesh);
 PetscErrorCode TdMeshInitializeGmsh(MPI_Comm comm);
 PetscErrorCode TdMeshFinalizeGmsh(void);
 PetscErrorCode TdMeshGmshCheck(MPI_Comm comm, int ierr, PetscErrorCode code, const char what[], const char source[]);
+/* Opens a Gmsh .msh or .geo file for reading its model: checks that it exists and is readable
+   (errors name `what`, e.g. "film surface", and the `option` that gave the path), resets Gmsh (no
+   models, the default mesh options, silent), opens it and meshes a .geo in `dim` dimensions.
+   Pair with TdMeshGmshClose(), also on error paths. */
+PetscErrorCode TdMeshGmshOpen(MPI_Comm comm, const char path[], const char what[], const char option[], int dim);
+void           TdMeshGmshClose(void);
 /* The set called name, or NULL. */
 const TdMeshSet *TdMeshFindSet(const TdMesh *mesh, const char name[]);
 /* Cell containing the reference point X and its local coordinates xi in [-1,1]^3; a point on the

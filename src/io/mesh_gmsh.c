@@ -33,7 +33,7 @@ static PetscBool td_gmsh_verbose     = PETSC_FALSE;
 
 /* Mesh options that a .geo may change; their values at initialisation are restored before each
    operation so one file does not affect the next mesh. */
-static const char *td_gmsh_mesh_options[] = {"Mesh.ElementOrder", "Mesh.RecombineAll", "Mesh.Recombine3DAll", "Mesh.SubdivisionAlgorithm", "Mesh.Algorithm", "Mesh.Algorithm3D", "Mesh.MeshSizeFactor", "Mesh.MeshSizeMin", "Mesh.MeshSizeMax", "Mesh.RecombinationAlgorithm", "Mesh.SecondOrderIncomplete", "General.NumThreads"};
+static const char *td_gmsh_mesh_options[] = {"Mesh.ElementOrder", "Mesh.RecombineAll", "Mesh.Recombine3DAll", "Mesh.SubdivisionAlgorithm", "Mesh.Algorithm", "Mesh.Algorithm3D", "Mesh.MeshSizeFactor", "Mesh.MeshSizeMin", "Mesh.MeshSizeMax", "Mesh.RecombinationAlgorithm", "Mesh.SecondOrderIncomplete", "Mesh.SecondOrderLinear", "Mesh.HighOrderOptimize", "Mesh.MeshSizeFromPoints", "Mesh.MeshSizeExtendFromBoundary", "Mesh.MeshSizeFromCurvature", "Mesh.ScalingFactor", "Mesh.Smoothing", "Mesh.SaveAll", "General.NumThreads"};
 #define TD_GMSH_NOPTIONS ((int)(sizeof(td_gmsh_mesh_options) / sizeof(td_gmsh_mesh_options[0])))
 static double td_gmsh_option_defaults[TD_GMSH_NOPTIONS];
 
@@ -786,13 +786,34 @@ PetscErrorCode TdMeshCreateBox(MPI_Comm comm, const PetscReal box[6], const Pets
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TdMeshLoad_Private(MPI_Comm comm, const char path[], PetscBool geo, TdMesh *mesh, TdGmshScratch *s)
+PetscErrorCode TdMeshGmshOpen(MPI_Comm comm, const char path[], const char what[], const char option[], int dim)
 {
+  PetscBool readable = PETSC_FALSE, geo = PETSC_FALSE, msh = PETSC_FALSE;
+  size_t    len;
   PetscFunctionBegin;
+  PetscCall(PetscStrlen(path, &len));
+  PetscCheck(len > 0 && len < PETSC_MAX_PATH_LEN, comm, PETSC_ERR_USER_INPUT, "%s file name \"%s\" is empty or too long", what, path);
+  if (len > 4) {
+    PetscCall(PetscStrcasecmp(path + len - 4, ".geo", &geo));
+    PetscCall(PetscStrcasecmp(path + len - 4, ".msh", &msh));
+  }
+  PetscCheck(geo || msh, comm, PETSC_ERR_USER_INPUT, "%s %s: unknown file type; give a Gmsh .msh mesh or a .geo script", what, path);
+  /* gmshOpen does not fail on a missing file: check first */
+  PetscCall(PetscTestFile(path, 'r', &readable));
+  PetscCheck(readable, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot open the file (missing, not a regular file, or not readable); check the path given with %s (relative paths are relative to the working directory)", what, path, option);
   PetscCall(TdGmshBegin(comm, path));
   TdGmshCall(comm, PETSC_ERR_FILE_OPEN, path, gmshOpen(path, &td_gmsh_ierr_));
   PetscCall(TdGmshSetTerminal(comm)); /* the file may have changed them */
-  if (geo) TdGmshCall(comm, PETSC_ERR_USER_INPUT, path, gmshModelMeshGenerate(3, &td_gmsh_ierr_));
+  if (geo) TdGmshCall(comm, PETSC_ERR_USER_INPUT, path, gmshModelMeshGenerate(dim, &td_gmsh_ierr_));
+  PetscFunctionReturn(0);
+}
+
+void TdMeshGmshClose(void) { TdGmshEnd(); }
+
+static PetscErrorCode TdMeshLoad_Private(MPI_Comm comm, const char path[], TdMesh *mesh, TdGmshScratch *s)
+{
+  PetscFunctionBegin;
+  PetscCall(TdMeshGmshOpen(comm, path, "mesh", "-<body>_mesh", 3));
   PetscCall(TdGmshReadHexes(comm, path, s));
   PetscCall(TdGmshBuildCells(comm, path, s, mesh));
   PetscCall(TdGmshReadSets(comm, path, s, mesh));
@@ -803,24 +824,13 @@ PetscErrorCode TdMeshLoad(MPI_Comm comm, const char path[], TdMesh *mesh)
 {
   TdGmshScratch  s;
   PetscErrorCode ierr;
-  PetscBool      readable = PETSC_FALSE, geo = PETSC_FALSE, msh = PETSC_FALSE;
-  size_t         len;
 
   PetscFunctionBegin;
   PetscCheck(path && mesh, comm, PETSC_ERR_ARG_NULL, "TdMeshLoad: NULL argument");
   PetscCall(PetscMemzero(mesh, sizeof(*mesh)));
   PetscCall(PetscMemzero(&s, sizeof(s)));
-  PetscCall(PetscStrlen(path, &len));
-  PetscCheck(len > 0 && len < sizeof(mesh->source), comm, PETSC_ERR_USER_INPUT, "mesh file name \"%s\" is empty or too long", path);
-  if (len > 4) {
-    PetscCall(PetscStrcasecmp(path + len - 4, ".geo", &geo));
-    PetscCall(PetscStrcasecmp(path + len - 4, ".msh", &msh));
-  }
-  PetscCheck(geo || msh, comm, PETSC_ERR_USER_INPUT, "mesh %s: unknown file type; give a Gmsh .msh mesh or a .geo script", path);
-  PetscCall(PetscTestFile(path, 'r', &readable));
-  PetscCheck(readable, comm, PETSC_ERR_FILE_OPEN, "mesh %s: cannot open the file (missing, not a regular file, or not readable); check the path given with -<body>_mesh (relative paths are relative to the working directory)", path);
   PetscCall(PetscStrncpy(mesh->source, path, sizeof(mesh->source)));
-  ierr = TdMeshLoad_Private(comm, path, geo, mesh, &s);
+  ierr = TdMeshLoad_Private(comm, path, mesh, &s);
   TdGmshEnd();
   if (ierr) {
     (void)TdGmshScratchDestroy(&s);

@@ -31,92 +31,12 @@
 
 #define TD_SURF_DUP_TOL 1e-10 /* coincident boundary nodes: distance / bounding-box diagonal */
 
-/* Gmsh 4.8 defaults of the mesh options a .geo may change (the values of a fresh
-   gmshInitialize(0, NULL, 0, ...)); restored before each load so that one file does not affect
-   the next (mesh_gmsh.c restores its own copy before its operations). */
-static const struct {
-  const char *name;
-  double      value;
-} td_surf_options[] = {
-  {"Mesh.ElementOrder",               1    },
-  {"Mesh.SecondOrderIncomplete",      0    },
-  {"Mesh.SecondOrderLinear",          0    },
-  {"Mesh.HighOrderOptimize",          0    },
-  {"Mesh.RecombineAll",               0    },
-  {"Mesh.Recombine3DAll",             0    },
-  {"Mesh.RecombinationAlgorithm",     1    },
-  {"Mesh.SubdivisionAlgorithm",       0    },
-  {"Mesh.Algorithm",                  6    },
-  {"Mesh.Algorithm3D",                1    },
-  {"Mesh.MeshSizeFactor",             1    },
-  {"Mesh.MeshSizeMin",                0    },
-  {"Mesh.MeshSizeMax",                1e22 },
-  {"Mesh.MeshSizeFromPoints",         1    },
-  {"Mesh.MeshSizeExtendFromBoundary", 1    },
-  {"Mesh.MeshSizeFromCurvature",      0    },
-  {"Mesh.ScalingFactor",              1    },
-  {"Mesh.Smoothing",                  1    },
-  {"Mesh.SaveAll",                    0    },
-  {"General.NumThreads",              1    },
-};
-#define TD_SURF_NOPTIONS ((int)(sizeof(td_surf_options) / sizeof(td_surf_options[0])))
-
 #define TdSurfGmshCall(comm, code, source, call) \
   do { \
     int td_gmsh_ierr_ = 0; \
     call; \
     PetscCall(TdMeshGmshCheck(comm, td_gmsh_ierr_, code, #call, source)); \
   } while (0)
-
-/* ------------------------------------------------------------------------------------------ */
-/* Gmsh session                                                                                */
-
-/* Forget what Gmsh logged so far (errors of an earlier, finished operation). */
-static void TdSurfDrainLog(void)
-{
-  int    ierr = 0;
-  char **log  = NULL;
-  size_t n    = 0;
-
-  gmshLoggerGet(&log, &n, &ierr);
-  for (size_t i = 0; i < n; i++) gmshFree(log[i]);
-  gmshFree(log);
-  gmshLoggerStop(&ierr);
-  gmshLoggerStart(&ierr);
-}
-
-/* Terminal settings of mesh_gmsh.c: silent unless -mesh_gmsh_verbose, errors kept in the log. */
-static PetscErrorCode TdSurfSetTerminal(MPI_Comm comm, const char source[])
-{
-  PetscBool verbose = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mesh_gmsh_verbose", &verbose, NULL));
-  TdSurfGmshCall(comm, PETSC_ERR_LIB, source, gmshOptionSetNumber("General.Terminal", verbose ? 1 : 0, &td_gmsh_ierr_));
-  TdSurfGmshCall(comm, PETSC_ERR_LIB, source, gmshOptionSetNumber("General.Verbosity", verbose ? 5 : 1, &td_gmsh_ierr_));
-  TdSurfGmshCall(comm, PETSC_ERR_LIB, source, gmshOptionSetNumber("General.AbortOnError", 0, &td_gmsh_ierr_));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode TdSurfGmshBegin(MPI_Comm comm, const char source[])
-{
-  PetscFunctionBegin;
-  PetscCall(TdMeshInitializeGmsh(comm));
-  TdSurfDrainLog();
-  TdSurfGmshCall(comm, PETSC_ERR_LIB, source, gmshClear(&td_gmsh_ierr_));
-  for (int i = 0; i < TD_SURF_NOPTIONS; i++) TdSurfGmshCall(comm, PETSC_ERR_LIB, source, gmshOptionSetNumber(td_surf_options[i].name, td_surf_options[i].value, &td_gmsh_ierr_));
-  PetscCall(TdSurfSetTerminal(comm, source));
-  PetscFunctionReturn(0);
-}
-
-/* Release Gmsh's model; errors ignored (used on error paths too). */
-static void TdSurfGmshEnd(void)
-{
-  int ierr = 0;
-
-  gmshClear(&ierr);
-  TdSurfDrainLog();
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers                                                                               */
@@ -764,13 +684,10 @@ PetscErrorCode TdSurfaceMeshCreateRectangle(const PetscReal origin[3], const Pet
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TdSurfaceMeshLoad_Private(MPI_Comm comm, const char path[], PetscBool geo, TdSurfaceMesh *mesh, TdSurfScratch *s)
+static PetscErrorCode TdSurfaceMeshLoad_Private(MPI_Comm comm, const char path[], TdSurfaceMesh *mesh, TdSurfScratch *s)
 {
   PetscFunctionBegin;
-  PetscCall(TdSurfGmshBegin(comm, path));
-  TdSurfGmshCall(comm, PETSC_ERR_FILE_OPEN, path, gmshOpen(path, &td_gmsh_ierr_));
-  PetscCall(TdSurfSetTerminal(comm, path)); /* the file may have changed them */
-  if (geo) TdSurfGmshCall(comm, PETSC_ERR_USER_INPUT, path, gmshModelMeshGenerate(2, &td_gmsh_ierr_));
+  PetscCall(TdMeshGmshOpen(comm, path, "film surface", "-<film>_surface", 2));
   PetscCall(TdSurfReadQuads(comm, path, s));
   PetscCall(TdSurfBuildNodes(comm, path, s, mesh));
   PetscCall(TdSurfCheckQuads(comm, path, s, mesh));
@@ -786,25 +703,14 @@ PetscErrorCode TdSurfaceMeshLoad(MPI_Comm comm, const char path[], TdSurfaceMesh
 {
   TdSurfScratch  s;
   PetscErrorCode ierr;
-  PetscBool      readable = PETSC_FALSE, geo = PETSC_FALSE, msh = PETSC_FALSE;
-  size_t         len;
 
   PetscFunctionBegin;
   PetscCheck(path && mesh, comm, PETSC_ERR_ARG_NULL, "TdSurfaceMeshLoad: NULL argument");
   PetscCall(PetscMemzero(mesh, sizeof(*mesh)));
   PetscCall(PetscMemzero(&s, sizeof(s)));
-  PetscCall(PetscStrlen(path, &len));
-  PetscCheck(len > 0 && len < sizeof(mesh->source), comm, PETSC_ERR_USER_INPUT, "film surface file name \"%s\" is empty or too long", path);
-  if (len > 4) {
-    PetscCall(PetscStrcasecmp(path + len - 4, ".geo", &geo));
-    PetscCall(PetscStrcasecmp(path + len - 4, ".msh", &msh));
-  }
-  PetscCheck(geo || msh, comm, PETSC_ERR_USER_INPUT, "film surface %s: unknown file type; give a Gmsh .msh mesh or a .geo script", path);
-  PetscCall(PetscTestFile(path, 'r', &readable));
-  PetscCheck(readable, comm, PETSC_ERR_FILE_OPEN, "film surface %s: cannot open the file (missing, not a regular file, or not readable); check the path given with -<film>_surface (relative paths are relative to the working directory)", path);
   PetscCall(PetscStrncpy(mesh->source, path, sizeof(mesh->source)));
-  ierr = TdSurfaceMeshLoad_Private(comm, path, geo, mesh, &s);
-  TdSurfGmshEnd();
+  ierr = TdSurfaceMeshLoad_Private(comm, path, mesh, &s);
+  TdMeshGmshClose();
   if (ierr) {
     (void)TdSurfScratchDestroy(&s);
     (void)TdSurfaceMeshDestroy(mesh);

@@ -412,6 +412,12 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   PetscCall(VecZeroEntries(R));
   PetscCall(VecScatterBegin(s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(VecScatterEnd(s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
+  {
+    /* the films are assembled on rank 0: every rank must see an invalid iterate */
+    PetscMPIInt bad = finite ? 0 : 1;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, s->comm));
+    finite = bad ? PETSC_FALSE : PETSC_TRUE;
+  }
   if (!finite) PetscCall(SNESSetFunctionDomainError(snes));
   PetscFunctionReturn(0);
 }
@@ -477,6 +483,13 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       const TdConstraintRow *row = &m->rows[c];
       for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
     }
+  }
+  {
+    /* films are assembled on rank 0: every rank must learn of a pattern miss (re-preallocation
+       is collective) */
+    PetscMPIInt miss = m->coupling_miss ? 1 : 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &miss, 1, MPI_INT, MPI_MAX, s->comm));
+    m->coupling_miss = miss ? PETSC_TRUE : PETSC_FALSE;
   }
   if (m->coupling_miss) {
     /* a film point moved onto a face pair outside the pattern (bodies slid within the step):

@@ -1,0 +1,22 @@
+"""The lubricated slider-guide case (cases/slider_guide_lubricated.opts) gives the same sensor
+histories and film pressures on 1 and 2 MPI ranks, to solver tolerance (a short run: 0.5 ms,
+the film under load, the slider moving)."""
+import os
+import sys
+sys.path.insert(0, __file__.rsplit("/", 2)[0])
+import numpy as np
+import tdrun
+
+src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+case = os.path.join(src, "cases/slider_guide_lubricated.opts")
+checks = tdrun.Checks("Lubricated slider-guide: 1 and 2 MPI ranks")
+res = {}
+for n in (1, 2):
+    out, _ = tdrun.run(["-options_file", case, "-t_final", "5e-4"], nproc=n, name="np%d" % n)
+    res[n] = {s: tdrun.sensor(out, s, "acceleration")[1] for s in ("slider", "guide_mid")}
+    res[n]["p"] = tdrun.dataset(out, "/films/film/pressure")
+for key in ("slider", "guide_mid", "p"):
+    a, b = res[1][key], res[2][key]
+    rel = np.max(np.abs(a - b)) / np.max(np.abs(a))
+    checks.true("%s: max rel. difference 1 vs 2 ranks %.2e <= 1e-6 (peak %.3e)" % (key, rel, np.max(np.abs(a))), rel <= 1e-6)
+checks.finish()
