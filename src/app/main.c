@@ -288,7 +288,7 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
     }
   }
   PetscCall(PetscTime(&now));
-  PetscCall(PetscPrintf(s->comm, "tribodyn: done, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations, %" PetscInt_FMT " rejected, wall %.2f s; results in %s\n", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, s->rejected, (double)(now - wall0), rc->output));
+  PetscCall(PetscPrintf(s->comm, "tribodyn: done, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, wall %.2f s; results in %s\n", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, (double)(now - wall0), rc->output));
   PetscFunctionReturn(0);
 }
 
