@@ -18,6 +18,10 @@
 
 #define NDOF ANCF3843_NDOF
 
+/* -log_view events: where a step's time goes besides PETSc's own (MatLUFactorNum, KSPSolve, ...) */
+static PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian;
+static PetscBool     td_events_registered = PETSC_FALSE;
+
 static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
 {
   PetscFunctionBegin;
@@ -92,6 +96,15 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscMPIInt rank, size;
   PetscInt    ne, nfull;
   PetscFunctionBegin;
+  if (!td_events_registered) {
+    PetscClassId id;
+    PetscCall(PetscClassIdRegister("tribodyn", &id));
+    PetscCall(PetscLogEventRegister("TdElementForces", id, &TD_ElementForces));
+    PetscCall(PetscLogEventRegister("TdElementTangent", id, &TD_ElementTangents));
+    PetscCall(PetscLogEventRegister("TdFilmResidual", id, &TD_FilmResidual));
+    PetscCall(PetscLogEventRegister("TdFilmJacobian", id, &TD_FilmJacobian));
+    td_events_registered = PETSC_TRUE;
+  }
   PetscCall(PetscNew(&s));
   s->comm  = model->comm;
   s->model = model;
@@ -347,6 +360,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   IterateFromUnknowns(s, u);
 
   /* elements: inertia, internal and damping forces, gravity (threads over this rank's elements) */
+  PetscCall(PetscLogEventBegin(TD_ElementForces, 0, 0, 0, 0));
 #pragma omp parallel
   {
     const int        tid  = omp_get_thread_num();
@@ -382,6 +396,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     const PetscReal *rt = &s->thread_r[(size_t)t * nfull];
     for (PetscInt i = 0; i < nfull; i++) s->thread_r[i] += rt[i];
   }
+  PetscCall(PetscLogEventEnd(TD_ElementForces, 0, 0, 0, 0));
   PetscCall(VecZeroEntries(s->Rseq));
   PetscCall(VecGetArray(s->Rseq, &r));
   if (rank == 0) {
@@ -399,7 +414,9 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     /* films (F11, F14): pressure rows and the film forces on ANCF faces */
     if (m->nfilms) {
       PetscBool ok;
+      PetscCall(PetscLogEventBegin(TD_FilmResidual, 0, 0, 0, 0));
       PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, NULL, NULL, &ok));
+      PetscCall(PetscLogEventEnd(TD_FilmResidual, 0, 0, 0, 0));
       if (!ok) {
         finite = PETSC_FALSE;
         for (PetscInt fi = 0; fi < m->nfilms; fi++)
@@ -458,6 +475,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   PetscCall(VecGetArrayRead(s->Useq, &u));
   IterateFromUnknowns(s, u);
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  PetscCall(PetscLogEventBegin(TD_ElementTangents, 0, 0, 0, 0));
 #pragma omp parallel
   {
     const int     tid  = omp_get_thread_num();
@@ -486,6 +504,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       TdModelElementRotateMatrix(m, e, K, rot);
     }
   }
+  PetscCall(PetscLogEventEnd(TD_ElementTangents, 0, 0, 0, 0));
   if (rank == 0) {
     PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
     if (s->nfilm_coo) {
@@ -493,7 +512,9 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscCall(VecGetArrayRead(s->Useq, &u));
       PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
       PetscCall(PetscArrayzero(s->film_r, s->N));
+      PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
       PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, ce, cv, s->film_rfull, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
+      PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
       PetscCall(VecRestoreArrayRead(s->Useq, &u));
       if (!ok)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
