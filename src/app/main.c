@@ -329,25 +329,17 @@ int main(int argc, char **argv)
   }
   PetscCall(SetupOutput(model, out, &ids));
   ierr = Run(solver, out, &rc, &ids);
-  if (ierr) {
-    /* the record so far stays readable, marked as failed */
-    char status[256];
-    PetscCall(PetscSNPrintf(status, sizeof status, "failed: error %d at t = %g s (see the run's error output)", (int)ierr, (double)solver->t));
+  {
+    /* a failed run keeps its completed records, marked as failed */
+    char status[256] = "complete";
+    if (ierr) PetscCall(PetscSNPrintf(status, sizeof status, "failed: error %d at t = %g s (see the run's error output)", (int)ierr, (double)solver->t));
     PetscCall(TdOutputClose(&out, status));
-    PetscCall(PetscFree(ids.body));
-    PetscCall(PetscFree(ids.film));
-    PetscCall(TdSolverDestroy(&solver));
-    PetscCall(TdModelDestroy(&model));
-    PetscCall(TdOptionsFinalize());
-    PetscCall(PetscFinalize());
-    return (int)ierr;
   }
-  PetscCall(TdOutputClose(&out, "complete"));
   PetscCall(PetscFree(ids.body));
   PetscCall(PetscFree(ids.film));
   PetscCall(TdSolverDestroy(&solver));
   PetscCall(TdModelDestroy(&model));
   PetscCall(TdOptionsFinalize());
   PetscCall(PetscFinalize());
-  return 0;
+  return (int)ierr;
 }
