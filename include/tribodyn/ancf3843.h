@@ -33,8 +33,6 @@ typedef struct {
   double volume;    /* a b c */
   double w[ANCF3843_NQP];                            /* Gauss weight times det J */
   double dSdX[ANCF3843_NQP][3][ANCF3843_NSHAPE];     /* dS_k/dX_I at Gauss point q */
-  double wc;                                         /* weight of the centre point (= volume) */
-  double dSdXc[3][ANCF3843_NSHAPE];                  /* dS_k/dX_I at the element centre (output) */
   double mass_unit[ANCF3843_NSHAPE][ANCF3843_NSHAPE];/* int S_k S_l dV (unit density) */
   double shape_integral[ANCF3843_NSHAPE];            /* int S_k dV (gravity load) */
   /* dSdX transposed, dSdXt[k][3 q + I] (rows padded with zeros to ANCF3843_NROW_PAD) so that

@@ -151,10 +151,6 @@ void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo)
     for (int I = 0; I < 3; I++)
       for (int k = 0; k < NS; k++) geo->dSdXt[k][3 * q + I] = geo->dSdX[q][I][k];
 
-  const double xc[3] = {0.0, 0.0, 0.0};
-  geo->wc = geo->volume;
-  shape_eval(a, b, c, xc, NULL, geo->dSdXc);
-
   /* 4-point Gauss rule for the mass: S_k S_l is of degree <= 6 in each local coordinate (F4) */
   const double s30 = sqrt(30.0), t = 2.0 / 7.0 * sqrt(6.0 / 5.0);
   const double pi = sqrt(3.0 / 7.0 - t), po = sqrt(3.0 / 7.0 + t);

@@ -322,7 +322,7 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   const char *p = body->name;
   PetscInt    type;
   char        meshfile[PETSC_MAX_PATH_LEN];
-  PetscBool   has_mesh, has_box, set;
+  PetscBool   has_mesh, has_box;
   PetscReal   box[6];
   PetscInt    cells[3]            = {1, 1, 1};
   const PetscReal zero3[3] = {0, 0, 0};
@@ -440,7 +440,6 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
     }
     PetscCall(PetscFree(faces));
   }
-  (void)set;
   PetscFunctionReturn(0);
 }
 

@@ -573,20 +573,15 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
   PetscFunctionBegin;
   s->in_test      = PETSC_TRUE;
   s->film_miss[0] = 0;
-  {
-    /* the iterate itself */
-    PetscCall(TdSolverResidual(snes, U, s->R, s));
-  }
-  PetscCall(MatCreateDense(s->comm, PETSC_DECIDE, PETSC_DECIDE, N, N, NULL, &Jfd));
-  {
-    PetscInt nlocal;
-    PetscCall(MatDestroy(&Jfd));
-    PetscCall(VecGetLocalSize(U, &nlocal));
-    PetscCall(MatCreateDense(s->comm, nlocal, nlocal, N, N, NULL, &Jfd));
-  }
   PetscCall(VecDuplicate(U, &Up));
   PetscCall(VecDuplicate(U, &Rp));
   PetscCall(VecDuplicate(U, &Rm));
+  PetscCall(TdSolverResidual(snes, U, Rp, s)); /* the iterate itself: is it in the film's domain? */
+  {
+    PetscInt nlocal;
+    PetscCall(VecGetLocalSize(U, &nlocal));
+    PetscCall(MatCreateDense(s->comm, nlocal, nlocal, N, N, NULL, &Jfd));
+  }
   PetscCall(VecGetOwnershipRange(U, &lo, &hi));
   PetscCall(MatDenseGetArray(Jfd, &col));
   for (PetscInt j = 0; j < N; j++) {
