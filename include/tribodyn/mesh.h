@@ -63,6 +63,9 @@ PetscErrorCode TdMeshGmshCheck(MPI_Comm comm, int ierr, PetscErrorCode code, con
    Pair with TdMeshGmshClose(), also on error paths. */
 PetscErrorCode TdMeshGmshOpen(MPI_Comm comm, const char path[], const char what[], const char option[], int dim);
 void           TdMeshGmshClose(void);
+/* Gmsh node tags: qsort comparison, and the index of tag in the sorted array tags[n] (-1 if absent). */
+int      TdMeshGmshCompareTags(const void *a, const void *b);
+PetscInt TdMeshGmshFindTag(size_t n, const size_t tags[], size_t tag);
 /* The set called name, or NULL. */
 const TdMeshSet *TdMeshFindSet(const TdMesh *mesh, const char name[]);
 /* Cell containing the reference point X and its local coordinates xi in [-1,1]^3; a point on the

@@ -161,16 +161,15 @@ static void TdGmshEnd(void)
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers                                                                               */
 
-static int TdCompareSizeT(const void *a, const void *b)
+int TdMeshGmshCompareTags(const void *a, const void *b)
 {
   size_t x = *(const size_t *)a, y = *(const size_t *)b;
   return x < y ? -1 : (x > y ? 1 : 0);
 }
 
-/* Index of tag in the sorted array tags[n], or -1. */
-static PetscInt TdFindTag(size_t n, const size_t tags[], size_t tag)
+PetscInt TdMeshGmshFindTag(size_t n, const size_t tags[], size_t tag)
 {
-  const size_t *p = (const size_t *)bsearch(&tag, tags, n, sizeof(size_t), TdCompareSizeT);
+  const size_t *p = n ? (const size_t *)bsearch(&tag, tags, n, sizeof(size_t), TdMeshGmshCompareTags) : NULL;
   return p ? (PetscInt)(p - tags) : -1;
 }
 
@@ -487,7 +486,7 @@ static PetscErrorCode TdGmshBuildCells(MPI_Comm comm, const char source[], TdGms
   /* unique node tags of the hexahedra */
   PetscCall(PetscMalloc1(8 * s->nhex, &alltags));
   memcpy(alltags, s->hexnodes, 8 * s->nhex * sizeof(size_t));
-  qsort(alltags, 8 * s->nhex, sizeof(size_t), TdCompareSizeT);
+  qsort(alltags, 8 * s->nhex, sizeof(size_t), TdMeshGmshCompareTags);
   nall = 8 * s->nhex;
   for (size_t i = 0; i < nall; i++)
     if (i == 0 || alltags[i] != alltags[nu - 1]) alltags[nu++] = alltags[i];
@@ -501,7 +500,7 @@ static PetscErrorCode TdGmshBuildCells(MPI_Comm comm, const char source[], TdGms
   /* coordinates */
   TdGmshCall(comm, PETSC_ERR_LIB, source, gmshModelMeshGetNodes(&tags, &ntags, &coord, &ncoord, &param, &nparam, -1, -1, 0, 0, &td_gmsh_ierr_));
   for (size_t i = 0; i < ntags; i++) {
-    PetscInt k = TdFindTag(nu, s->nodetags, tags[i]);
+    PetscInt k = TdMeshGmshFindTag(nu, s->nodetags, tags[i]);
     if (k < 0) continue;
     if (mesh->X[3 * k] == PETSC_MAX_REAL) nfound++;
     for (PetscInt j = 0; j < 3; j++) mesh->X[3 * k + j] = coord[3 * i + j];
@@ -530,7 +529,7 @@ static PetscErrorCode TdGmshBuildCells(MPI_Comm comm, const char source[], TdGms
     PetscReal P[8][3];
     PetscInt  g[8];
     for (PetscInt k = 0; k < 8; k++) {
-      g[k] = TdFindTag(nu, s->nodetags, s->hexnodes[8 * c + k]);
+      g[k] = TdMeshGmshFindTag(nu, s->nodetags, s->hexnodes[8 * c + k]);
       for (PetscInt j = 0; j < 3; j++) P[k][j] = mesh->X[3 * g[k] + j];
     }
     PetscCall(TdConvertHex(comm, source, c, s->hextags[c], (const PetscReal(*)[3])P, g, diag, &mesh->cells[8 * c], &mesh->size[3 * c], &mesh->axes[9 * c]));
@@ -640,7 +639,7 @@ static PetscErrorCode TdGmshReadSets(MPI_Comm comm, const char source[], TdGmshS
           TdFaceKey  key;
           TdFaceKey *hit;
           for (PetscInt k = 0; k < 4; k++) {
-            key.n[k] = TdFindTag(s->nodetags ? mesh->nnodes : 0, s->nodetags, ntags[t][4 * q + k]);
+            key.n[k] = TdMeshGmshFindTag(s->nodetags ? mesh->nnodes : 0, s->nodetags, ntags[t][4 * q + k]);
             if (key.n[k] < 0) bad = 2;
           }
           if (!bad) {

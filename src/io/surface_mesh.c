@@ -41,18 +41,6 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers                                                                               */
 
-static int TdSurfCompareSizeT(const void *a, const void *b)
-{
-  size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-static PetscInt TdSurfFindTag(size_t n, const size_t tags[], size_t tag)
-{
-  const size_t *p = n ? (const size_t *)bsearch(&tag, tags, n, sizeof(size_t), TdSurfCompareSizeT) : NULL;
-  return p ? (PetscInt)(p - tags) : -1;
-}
-
 static void TdSurfCross(const PetscReal a[3], const PetscReal b[3], PetscReal c[3])
 {
   c[0] = a[1] * b[2] - a[2] * b[1];
@@ -321,7 +309,7 @@ static PetscErrorCode TdSurfBuildNodes(MPI_Comm comm, const char source[], TdSur
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(4 * s->nquads, &s->nodetags));
   memcpy(s->nodetags, s->qnodes, 4 * s->nquads * sizeof(size_t));
-  qsort(s->nodetags, 4 * s->nquads, sizeof(size_t), TdSurfCompareSizeT);
+  qsort(s->nodetags, 4 * s->nquads, sizeof(size_t), TdMeshGmshCompareTags);
   for (size_t i = 0; i < 4 * s->nquads; i++)
     if (i == 0 || s->nodetags[i] != s->nodetags[nu - 1]) s->nodetags[nu++] = s->nodetags[i];
   mesh->nnodes = (PetscInt)nu;
@@ -329,13 +317,13 @@ static PetscErrorCode TdSurfBuildNodes(MPI_Comm comm, const char source[], TdSur
   PetscCall(PetscMalloc1(3 * nu, &mesh->X));
   for (size_t i = 0; i < 3 * nu; i++) mesh->X[i] = PETSC_MAX_REAL;
   PetscCall(PetscMalloc1(4 * s->nquads, &mesh->quads));
-  for (size_t i = 0; i < 4 * s->nquads; i++) mesh->quads[i] = TdSurfFindTag(nu, s->nodetags, s->qnodes[i]);
+  for (size_t i = 0; i < 4 * s->nquads; i++) mesh->quads[i] = TdMeshGmshFindTag(nu, s->nodetags, s->qnodes[i]);
   PetscCall(PetscCalloc1(nu, &mesh->dirichlet));
   PetscCall(PetscCalloc1(nu, &mesh->boundary));
 
   TdSurfGmshCall(comm, PETSC_ERR_LIB, source, gmshModelMeshGetNodes(&tags, &ntags, &coord, &ncoord, &param, &nparam, -1, -1, 0, 0, &td_gmsh_ierr_));
   for (size_t i = 0; i < ntags; i++) {
-    PetscInt k = TdSurfFindTag(nu, s->nodetags, tags[i]);
+    PetscInt k = TdMeshGmshFindTag(nu, s->nodetags, tags[i]);
     if (k < 0) continue;
     if (mesh->X[3 * k] == PETSC_MAX_REAL) nfound++;
     for (PetscInt j = 0; j < 3; j++) mesh->X[3 * k + j] = coord[3 * i + j];
@@ -522,8 +510,8 @@ static PetscErrorCode TdSurfReadGroups(MPI_Comm comm, const char source[], TdSur
         }
         for (size_t l = 0; l < etags_n[t] && !bad; l++) {
           TdSurfEdge key, *hit = NULL;
-          PetscInt   u = TdSurfFindTag((size_t)mesh->nnodes, s->nodetags, ntags[t][2 * l]);
-          PetscInt   v = TdSurfFindTag((size_t)mesh->nnodes, s->nodetags, ntags[t][2 * l + 1]);
+          PetscInt   u = TdMeshGmshFindTag((size_t)mesh->nnodes, s->nodetags, ntags[t][2 * l]);
+          PetscInt   v = TdMeshGmshFindTag((size_t)mesh->nnodes, s->nodetags, ntags[t][2 * l + 1]);
           key.a        = PetscMin(u, v);
           key.b        = PetscMax(u, v);
           if (u >= 0 && v >= 0) hit = (TdSurfEdge *)bsearch(&key, s->edges, s->nedges, sizeof(TdSurfEdge), TdSurfCompareEdgeNodes);

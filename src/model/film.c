@@ -350,6 +350,20 @@ PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], Pets
   PetscFunctionReturn(0);
 }
 
+/* Room for `need` more entries in a key list of n entries and capacity *cap. */
+static PetscErrorCode ReserveKeys(PetscInt64 **keys, PetscInt n, PetscInt need, PetscInt *cap)
+{
+  PetscInt64 *grown;
+  PetscFunctionBegin;
+  if (n + need <= *cap) PetscFunctionReturn(0);
+  *cap = 2 * (*cap) + 64;
+  PetscCall(PetscMalloc1(*cap, &grown));
+  if (n) PetscCall(PetscArraycpy(grown, *keys, n));
+  PetscCall(PetscFree(*keys));
+  *keys = grown;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed, PetscBool *valid)
 {
   PetscInt64 *qq = NULL, *qp = NULL;
@@ -380,22 +394,8 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         }
         el[0] = sw.element >= 0 ? 8 * sw.element + sw.face : -1;
         el[1] = sb.element >= 0 ? 8 * sb.element + sb.face : -1;
-        if (nqq + 4 > capqq) {
-          PetscInt64 *grown;
-          capqq = 2 * capqq + 64;
-          PetscCall(PetscMalloc1(capqq, &grown));
-          if (nqq) PetscCall(PetscArraycpy(grown, qq, nqq));
-          PetscCall(PetscFree(qq));
-          qq = grown;
-        }
-        if (nqp + 8 > capqp) {
-          PetscInt64 *grown;
-          capqp = 2 * capqp + 64;
-          PetscCall(PetscMalloc1(capqp, &grown));
-          if (nqp) PetscCall(PetscArraycpy(grown, qp, nqp));
-          PetscCall(PetscFree(qp));
-          qp = grown;
-        }
+        PetscCall(ReserveKeys(&qq, nqq, 4, &capqq));
+        PetscCall(ReserveKeys(&qp, nqp, 8, &capqp));
         for (PetscInt a = 0; a < 2; a++) {
           if (el[a] < 0) continue;
           for (PetscInt b = 0; b < 2; b++)
