@@ -129,6 +129,8 @@ struct _p_TdModel {
   PetscInt64 *coupling_qq, *coupling_qp;
   PetscCount *coupling_qq_offset, *coupling_qp_offset; /* n + 1 prefix offsets of the blocks */
   PetscBool   coupling_miss;  /* an assembly met a face pair outside the pattern */
+  PetscReal  *film_work;      /* TdFilmsAssemble's per-thread accumulators and scratch */
+  size_t      film_work_size;
   PetscReal  force_scale;   /* typical force [N], for absolute tolerances */
 };
 

@@ -17,6 +17,7 @@ struct _p_TdSolver {
   TdModel      model;
   PetscInt     N;                /* nfree + nrows */
   Vec          U, R, Useq, Rseq; /* Useq, Rseq: the whole vector on every rank */
+  Vec          U0;               /* the start of the current step's Newton solve */
   VecScatter   toall;
   Mat          J;
   SNES         snes;
@@ -49,6 +50,21 @@ struct _p_TdSolver {
   PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
   PetscReal    test_jacobian_max; /* largest ||J - J_fd||/||J|| seen */
   PetscBool    in_test;
+  /* Swift-Stieber cavitation (formulation §2) as the complementarity p >= p_cav, F >= 0,
+     (p - p_cav) F = 0: by default in the full space, the film rows replaced by the semismooth
+     min(p - p_cav, F) (ncp), or by bounds when -snes_type is a VI solver (vi) */
+  PetscBool    ncp, vi;
+  PetscReal   *ncp_shift;         /* p_cav/p_ref for cavitating unknowns, -inf elsewhere (N) */
+  PetscBool   *ncp_active;        /* rows on the bound at the last Jacobian (N, rank 0) */
+  PetscInt    *film_coo_rows;     /* row of each film COO entry (rank 0) */
+  PetscCount  *ncp_diag;          /* COO slot of each film row's diagonal, -1 elsewhere (N) */
+  /* Newton-Krylov with a reused factorisation: the preconditioner (LU of an earlier Jacobian)
+     is kept while the Krylov solves converge within refactor_its iterations */
+  PetscInt     refactor_its;
+  PetscBool    pc_ready, pc_reuse_ok;
+  PetscReal    pc_dt;
+  TdSolveMode  pc_mode;
+  PetscInt     factorizations;
   /* statistics since the last call of TdSolverTakeStatistics */
   PetscInt     newton_its, linear_its, steps, rejected, pattern_rebuilds;
 };

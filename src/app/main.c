@@ -255,7 +255,7 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
 {
   PetscLogDouble wall0, now;
   PetscMPIInt    rank;
-  PetscInt       total_newton = 0, total_steps = 0;
+  PetscInt       total_newton = 0, total_steps = 0, total_linear = 0;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCall(PetscTime(&wall0));
@@ -279,11 +279,12 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
     PetscCall(WriteRecord(s, out, ids, wall0, 0));
     while (s->t < rc->t_final * (1 - 1e-12)) {
       PetscReal h = PetscMin(rc->dt, rc->t_final - s->t);
-      PetscInt  its0 = s->newton_its;
+      PetscInt  its0 = s->newton_its, lits0 = s->linear_its;
       /* land on output times exactly */
       if (s->t + h > next_output * (1 + 1e-12)) h = next_output - s->t;
       PetscCall(TdSolverStep(s, h));
       total_newton += s->newton_its - its0;
+      total_linear += s->linear_its - lits0;
       total_steps++;
       if (s->t >= next_output * (1 - 1e-9) || s->t >= rc->t_final * (1 - 1e-12)) {
         PetscCall(WriteRecord(s, out, ids, wall0, s->t));
@@ -304,7 +305,7 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
     }
   }
   PetscCall(PetscTime(&now));
-  PetscCall(PetscPrintf(s->comm, "tribodyn: done, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, wall %.2f s; results in %s\n", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, (double)(now - wall0), rc->output));
+  PetscCall(PetscPrintf(s->comm, "tribodyn: done, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, %" PetscInt_FMT " LU factorisations, %" PetscInt_FMT " Krylov iterations, wall %.2f s; results in %s\n", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, s->factorizations, total_linear, (double)(now - wall0), rc->output));
   PetscFunctionReturn(0);
 }
 

@@ -18,6 +18,7 @@
 */
 #include <tribodyn/mesh.h>
 #include <gmshc.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
@@ -118,7 +119,13 @@ PetscErrorCode TdMeshInitializeGmsh(MPI_Comm comm)
   PetscOptionsBegin(comm, NULL, "Gmsh meshes (tribodyn)", NULL);
   PetscCall(PetscOptionsBool("-mesh_gmsh_verbose", "Show Gmsh's messages on the terminal", "TdMeshInitializeGmsh", td_gmsh_verbose, &td_gmsh_verbose, NULL));
   PetscOptionsEnd();
-  gmshInitialize(0, NULL, 0, &ierr); /* no command line, no gmshrc: a reproducible Gmsh */
+  {
+    /* gmshInitialize sets OpenMP's thread count to Gmsh's General.NumThreads (1): keep the
+       program's own (OMP_NUM_THREADS), which the element and film assembly use */
+    const int threads = omp_get_max_threads();
+    gmshInitialize(0, NULL, 0, &ierr); /* no command line, no gmshrc: a reproducible Gmsh */
+    omp_set_num_threads(threads);
+  }
   PetscCheck(!ierr, comm, PETSC_ERR_LIB, "gmshInitialize failed (Gmsh C API, libgmsh)");
   td_gmsh_initialized = PETSC_TRUE;
   gmshOptionSetNumber("General.AbortOnError", 0, &ierr); /* before anything can fail */

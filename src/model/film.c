@@ -12,6 +12,7 @@
 #include <tribodyn/model.h>
 #include <tribodyn/options.h>
 #include <errno.h>
+#include <omp.h>
 #include <string.h>
 
 static const char *const film_models[]      = {"reynolds", "dry", NULL};
@@ -205,14 +206,14 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
 /* tol: how far beyond a face (in face coordinates) a hit still counts: tight for the Gauss
    points, which lie inside the film, loose for the film nodes on its edges, whose lines run
    along the edge of a face that has tilted or slid a little (output only). */
-static PetscErrorCode PointState(TdModel m, TdFilm *f, TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
+static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
 {
   PetscBool fw, fb;
   PetscFunctionBegin;
   PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, xdot, t, q, v, tol, sw, &fw));
   PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, xdot, t, q, v, tol, sb, &fb));
   if (!fw || !fb) {
-    PetscCall(PetscSNPrintf(f->miss, sizeof f->miss, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses its %s surface (%s:%s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], !fw ? "wall" : "base", m->bodies[(!fw ? f->wall : f->base).body].name, (!fw ? f->wall : f->base).face, (double)t));
+    PetscCall(PetscSNPrintf(miss, 512, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses its %s surface (%s:%s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], !fw ? "wall" : "base", m->bodies[(!fw ? f->wall : f->base).body].name, (!fw ? f->wall : f->base).face, (double)t));
     *ok = PETSC_FALSE;
     PetscFunctionReturn(0);
   }
@@ -221,7 +222,7 @@ static PetscErrorCode PointState(TdModel m, TdFilm *f, TdFilmHit *hw, TdFilmHit 
   if (f->model == TD_FILM_REYNOLDS && !(ps->h > 0)) {
     /* the Reynolds film is not defined for h <= 0 (h^3, mu/h): an invalid iterate, which Newton
        backs off from or the time stepper rejects */
-    PetscCall(PetscSNPrintf(f->miss, sizeof f->miss, "film '%s': the film height is %g m <= 0 at the film point (%g, %g, %g) at t = %g s (the surfaces touch; asperity contact needs roughness -%s_sigma_wall/-%s_sigma_base, or use -%s_model dry)", f->name, (double)ps->h, (double)x[0], (double)x[1], (double)x[2], (double)t, f->name, f->name, f->name));
+    PetscCall(PetscSNPrintf(miss, 512, "film '%s': the film height is %g m <= 0 at the film point (%g, %g, %g) at t = %g s (the surfaces touch; asperity contact needs roughness -%s_sigma_wall/-%s_sigma_base, or use -%s_model dry)", f->name, (double)ps->h, (double)x[0], (double)x[1], (double)x[2], (double)t, f->name, f->name, f->name));
     *ok = PETSC_FALSE;
   }
   for (PetscInt i = 0; i < 3; i++) {
@@ -387,7 +388,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         PetscInt       el[2];
         sw.want_lin = sb.want_lin = PETSC_FALSE;
         for (PetscInt d = 0; d < 3; d++) x[d] = g->x[gp][d] + c[d];
-        PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps, &sw, &sb, &ok));
+        PetscCall(PointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps, &sw, &sb, &ok));
         if (!ok) {
           if (valid) *valid = PETSC_FALSE;
           if (sw.element < 0 || sb.element < 0) continue;
@@ -516,6 +517,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         if (e < 0) continue;
         slot = FindKey(m->coupling_qp, m->ncoupling_qp, PairKey(8 * e + ss[s]->face, ui));
         if (slot < 0) {
+#pragma omp atomic write
           m->coupling_miss = PETSC_TRUE;
           continue;
         }
@@ -535,6 +537,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       if (es < 0) continue;
       slot = FindKey(m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
       if (slot < 0) {
+#pragma omp atomic write
         m->coupling_miss = PETSC_TRUE;
         continue;
       }
@@ -588,6 +591,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         if (uj < 0) continue;
         slot = FindKey(m->coupling_qp, m->ncoupling_qp, PairKey(8 * ea + ss[a]->face, uj));
         if (slot < 0) {
+#pragma omp atomic write
           m->coupling_miss = PETSC_TRUE;
           continue;
         }
@@ -636,84 +640,163 @@ static void DryTractions(const TdFilm *f, const PetscReal n[3], const FilmPointS
   }
 }
 
+/* One film quad: its Gauss points' states, the Reynolds rows (F11) or nothing (dry), the film
+   forces on the faces (F14) and, with jac, the coupling blocks.  Writes only to the arrays it is
+   given (a thread's own accumulators, or the outputs) and to the quad's own hits and pressure
+   block (jpp, 16 entries).  Returns 0, or 1 when a point leaves the film's domain (f->miss, or
+   the caller's message buffer, says where). */
+static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const PetscReal c[3], const PetscReal cdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscBool coupled, PetscBool want_jac, PetscReal rfull[], PetscScalar rfilm[], PetscScalar *jpp, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block, PetscReal L[3], PetscReal Fr[3], char miss[512], PetscBool *ok)
+{
+  const FilmQuadGeometry *g     = &f->geometry[qd];
+  const PetscInt         *nodes = &f->surface.quads[4 * qd];
+  FilmPointState          ps[4];
+  SurfaceState            sw[4], sb[4];
+  PetscReal               p[4];
+  FilmReynoldsSensitivity rsens;
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
+  for (PetscInt gp = 0; gp < 4; gp++) {
+    PetscReal x[3];
+    sw[gp].want_lin = sb[gp].want_lin = coupled;
+    for (PetscInt i = 0; i < 3; i++) x[i] = g->x[gp][i] + c[i];
+    PetscCall(PointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps[gp], &sw[gp], &sb[gp], ok));
+    if (!*ok) PetscFunctionReturn(0);
+  }
+  if (f->model == TD_FILM_REYNOLDS) {
+    PetscReal R[4], K[4][4];
+    film_reynolds_quad(g, &f->fluid, ps, p, R, K, coupled ? &rsens : NULL);
+    for (PetscInt i = 0; i < 4; i++)
+      if (f->unknown[nodes[i]] >= 0) rfilm[f->unknown[nodes[i]] - f->first_unknown] -= R[i] / f->residual_scale;
+    if (want_jac)
+      for (PetscInt i = 0; i < 4; i++)
+        for (PetscInt j = 0; j < 4; j++) jpp[4 * i + j] = -K[i][j] * f->p_ref / f->residual_scale;
+  }
+  for (PetscInt gp = 0; gp < 4; gp++) {
+    PetscReal               fa[2][3], pc = 0, fn, dfa_dhdot[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    FilmTractionSensitivity ts;
+    if (f->model == TD_FILM_REYNOLDS) {
+      PetscReal pq = 0, gradp[3] = {0, 0, 0};
+      for (PetscInt i = 0; i < 4; i++) {
+        pq += g->N[gp][i] * p[i];
+        for (PetscInt d = 0; d < 3; d++) gradp[d] += g->gradN[gp][i][d] * p[i];
+      }
+      film_tractions_sens(&f->fluid, &f->contact, g->n[gp], &ps[gp], pq, gradp, fa[0], fa[1], &pc, coupled ? &ts : NULL);
+    } else DryTractions(f, g->n[gp], &ps[gp], fa, &ts, dfa_dhdot);
+    AddFaceForce(m, &sw[gp], g->w[gp], fa[0], rfull);
+    AddFaceForce(m, &sb[gp], g->w[gp], fa[1], rfull);
+    fn = Dot3(fa[0], g->n[gp]);
+    for (PetscInt d = 0; d < 3; d++) {
+      L[d] += g->w[gp] * fa[0][d];
+      Fr[d] += g->w[gp] * (fa[0][d] - fn * g->n[gp][d]);
+    }
+    if (coupled) {
+      const SurfaceState *ss[2] = {&sw[gp], &sb[gp]};
+      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, jqq, jqp, jpq, block));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  The films' rows, forces and (with jac) Jacobian entries in the order of TdFilmsCOOPattern.
+  Threads share the quads of a film: thread 0 adds into the outputs, the others into their own
+  accumulators (film rows, body forces, coupling blocks), which are added afterwards in thread
+  order, so a run is reproducible for a given number of threads.
+*/
 PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
 {
-  PetscCount   kj = 0, npp = FilmPressureEntries(m);
+  PetscCount   kpp = 0, npp = FilmPressureEntries(m), ncpl = 0;
   PetscScalar *jqq = NULL, *jqp = NULL, *jpq = NULL;
-  PetscReal   *block = NULL;
-  SurfaceState *sw, *sb;
+  const int    nthreads = omp_get_max_threads();
   PetscFunctionBegin;
   *ok = PETSC_TRUE;
   for (PetscInt fi = 0; fi < m->nfilms; fi++) m->films[fi].miss[0] = 0;
-  PetscCall(PetscMalloc2(4, &sw, 4, &sb));
   if (jac) {
     const PetscCount nqq = m->ncoupling_qq ? m->coupling_qq_offset[m->ncoupling_qq] : 0, nqp = m->ncoupling_qp ? m->coupling_qp_offset[m->ncoupling_qp] : 0;
-    jqq = jac + npp;
-    jqp = jqq + nqq;
-    jpq = jqp + nqp;
-    PetscCall(PetscArrayzero(jqq, nqq + 2 * nqp));
-    PetscCall(PetscMalloc1(ANCF3843_NDOF * ANCF3843_NDOF, &block));
+    ncpl = nqq + 2 * nqp;
+    jqq  = jac + npp;
+    jqp  = jqq + nqq;
+    jpq  = jqp + nqp;
+    PetscCall(PetscArrayzero(jqq, ncpl));
+  }
+  {
+    /* per-thread accumulators of threads 1.. (film rows of the largest film, body forces,
+       coupling blocks) and every thread's 96 x 96 scratch block */
+    PetscInt nrows = 0;
+    size_t   need;
+    for (PetscInt fi = 0; fi < m->nfilms; fi++) nrows = PetscMax(nrows, m->films[fi].nunknowns);
+    need = (size_t)nthreads * ANCF3843_NDOF * ANCF3843_NDOF + (size_t)(nthreads - 1) * (nrows + m->nfull + ncpl);
+    if (need > m->film_work_size) {
+      PetscCall(PetscFree(m->film_work));
+      PetscCall(PetscMalloc1(need, &m->film_work));
+      m->film_work_size = need;
+    }
   }
   for (PetscInt fi = 0; fi < m->nfilms && *ok; fi++) {
     TdFilm         *f = &m->films[fi];
     PetscReal       c[3], cdot[3], L[3] = {0, 0, 0}, Fr[3] = {0, 0, 0};
     const PetscBool coupled = jac && (f->wall.kind == TD_FACE_ANCF || f->base.kind == TD_FACE_ANCF) && (ce != 0 || cv != 0 || f->model == TD_FILM_REYNOLDS);
+    const PetscInt  nrows   = f->nunknowns;
+    const size_t    stride  = (size_t)nrows + m->nfull + ncpl;
+    PetscBool       bad = PETSC_FALSE, err = PETSC_FALSE;
     FrameMotion(m, f, t, c, cdot);
-    for (PetscInt qd = 0; qd < f->surface.nquads && *ok; qd++) {
-      const FilmQuadGeometry *g     = &f->geometry[qd];
-      const PetscInt         *nodes = &f->surface.quads[4 * qd];
-      FilmPointState          ps[4];
-      PetscReal               p[4];
-      FilmReynoldsSensitivity rsens;
-      for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
-      for (PetscInt gp = 0; gp < 4; gp++) {
-        PetscReal x[3];
-        sw[gp].want_lin = sb[gp].want_lin = coupled;
-        for (PetscInt i = 0; i < 3; i++) x[i] = g->x[gp][i] + c[i];
-        PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps[gp], &sw[gp], &sb[gp], ok));
-        if (!*ok) break;
+#pragma omp parallel num_threads(nthreads)
+    {
+      const int    tid   = omp_get_thread_num();
+      PetscReal   *block = m->film_work + (size_t)tid * ANCF3843_NDOF * ANCF3843_NDOF;
+      PetscReal   *own   = m->film_work + (size_t)nthreads * ANCF3843_NDOF * ANCF3843_NDOF + (size_t)(tid - 1) * stride;
+      PetscScalar *rf    = tid == 0 ? r + f->first_unknown : own;
+      PetscReal   *rb    = tid == 0 ? rfull : own + nrows;
+      PetscScalar *tqq   = tid == 0 ? jqq : (jac ? own + nrows + m->nfull : NULL);
+      PetscScalar *tqp = NULL, *tpq = NULL;
+      PetscReal    Lt[3] = {0, 0, 0}, Frt[3] = {0, 0, 0};
+      PetscBool    okt = PETSC_TRUE;
+      char         miss[512];
+      if (tqq) {
+        tqp = tqq + (jqp - jqq);
+        tpq = tqq + (jpq - jqq);
       }
-      if (!*ok) break;
-      if (f->model == TD_FILM_REYNOLDS) {
-        PetscReal R[4], K[4][4];
-        film_reynolds_quad(g, &f->fluid, ps, p, R, K, coupled ? &rsens : NULL);
-        for (PetscInt i = 0; i < 4; i++)
-          if (f->unknown[nodes[i]] >= 0) r[f->unknown[nodes[i]]] -= R[i] / f->residual_scale;
+      if (tid > 0) {
+        for (size_t i = 0; i < (size_t)nrows + m->nfull; i++) own[i] = 0;
         if (jac)
-          for (PetscInt i = 0; i < 4; i++)
-            for (PetscInt j = 0; j < 4; j++, kj++) jac[kj] = -K[i][j] * f->p_ref / f->residual_scale;
+          for (PetscCount i = 0; i < ncpl; i++) tqq[i] = 0;
       }
-      for (PetscInt gp = 0; gp < 4; gp++) {
-        PetscReal               fa[2][3], pc = 0, fn, dfa_dhdot[2][3] = {{0, 0, 0}, {0, 0, 0}};
-        FilmTractionSensitivity ts;
-        if (f->model == TD_FILM_REYNOLDS) {
-          PetscReal pq = 0, gradp[3] = {0, 0, 0};
-          for (PetscInt i = 0; i < 4; i++) {
-            pq += g->N[gp][i] * p[i];
-            for (PetscInt d = 0; d < 3; d++) gradp[d] += g->gradN[gp][i][d] * p[i];
+#pragma omp for schedule(static)
+      for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+        if (!okt || bad) continue;
+        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + 16 * qd : NULL, tqq, tqp, tpq, block, Lt, Frt, miss, &okt)) {
+#pragma omp atomic write
+          err = PETSC_TRUE;
+        }
+        if (!okt) {
+#pragma omp critical(td_film_miss)
+          {
+            if (!bad) (void)PetscStrncpy(f->miss, miss, sizeof f->miss);
+            bad = PETSC_TRUE;
           }
-          film_tractions_sens(&f->fluid, &f->contact, g->n[gp], &ps[gp], pq, gradp, fa[0], fa[1], &pc, coupled ? &ts : NULL);
-        } else DryTractions(f, g->n[gp], &ps[gp], fa, &ts, dfa_dhdot);
-        AddFaceForce(m, &sw[gp], g->w[gp], fa[0], rfull);
-        AddFaceForce(m, &sb[gp], g->w[gp], fa[1], rfull);
-        fn = Dot3(fa[0], g->n[gp]);
-        for (PetscInt d = 0; d < 3; d++) {
-          L[d] += g->w[gp] * fa[0][d];
-          Fr[d] += g->w[gp] * (fa[0][d] - fn * g->n[gp][d]);
         }
-        if (coupled) {
-          const SurfaceState *ss[2] = {&sw[gp], &sb[gp]};
-          PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, jqq, jqp, jpq, block));
-        }
+      }
+#pragma omp critical(td_film_sums)
+      for (PetscInt d = 0; d < 3; d++) {
+        L[d] += Lt[d];
+        Fr[d] += Frt[d];
       }
     }
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_LIB, "film '%s': the assembly of a quad failed", f->name);
+    if (bad) *ok = PETSC_FALSE;
+    for (int tid = 1; tid < nthreads; tid++) {
+      const PetscReal *own = m->film_work + (size_t)nthreads * ANCF3843_NDOF * ANCF3843_NDOF + (size_t)(tid - 1) * stride;
+      for (PetscInt i = 0; i < nrows; i++) r[f->first_unknown + i] += own[i];
+      for (PetscInt i = 0; i < m->nfull; i++) rfull[i] += own[nrows + i];
+      if (jac)
+        for (PetscCount i = 0; i < ncpl; i++) jqq[i] += own[nrows + m->nfull + i];
+    }
+    if (f->model == TD_FILM_REYNOLDS) kpp += 16 * (PetscCount)f->surface.nquads;
     if (load)
       for (PetscInt d = 0; d < 3; d++) load[3 * fi + d] = L[d];
     if (friction)
       for (PetscInt d = 0; d < 3; d++) friction[3 * fi + d] = Fr[d];
   }
-  PetscCall(PetscFree2(sw, sb));
-  PetscCall(PetscFree(block));
   PetscFunctionReturn(0);
 }
 
@@ -743,7 +826,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
       for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
     }
     for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
-    PetscCall(PointState(m, f, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, nrm, cdot, t, q, q, 1e-2, &ps, &sw, &sb, &ok));
+    PetscCall(PointState(m, f, f->miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, nrm, cdot, t, q, q, 1e-2, &ps, &sw, &sb, &ok));
     h[nd] = ok ? ps.h : NAN;
     if (ok) *hmin = PetscMin(*hmin, ps.h);
     if (f->model == TD_FILM_REYNOLDS) {
@@ -999,7 +1082,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
         } else film_quad_geometry(X, hint, &f->geometry[qd]);
         for (PetscInt gp = 0; gp < 4; gp++) {
           const FilmQuadGeometry *g = &f->geometry[qd];
-          PetscCall(PointState(m, f, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &ps, &s1, &s2, &ok));
+          PetscCall(PointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &ps, &s1, &s2, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
           if (f->model == TD_FILM_REYNOLDS && !(ps.h > 0))
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the film height at the start is %g m at the film point (%g, %g, %g); the Reynolds film needs a positive gap between %s:%s and %s:%s (the wall above, the base below along the normal)", p, (double)ps.h, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2], m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face);
@@ -1049,6 +1132,8 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
 PetscErrorCode TdFilmsDestroy(TdModel m)
 {
   PetscFunctionBegin;
+  PetscCall(PetscFree(m->film_work));
+  m->film_work_size = 0;
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     TdFilm *f = &m->films[fi];
     PetscCall(TdSurfaceMeshDestroy(&f->surface));

@@ -61,6 +61,20 @@ static PetscErrorCode BuildJacobian(TdSolver s)
     if (rank == 0) {
       PetscCount nfc;
       PetscCall(TdFilmsCOOPattern(model, &nfc, &ci[k], &cj[k]));
+      if (s->ncp_shift) {
+        /* the film rows of the pattern, and one diagonal slot per cavitating row (the unit row
+           of a node on the bound, formulation §2) */
+        PetscCall(PetscFree(s->film_coo_rows));
+        PetscCall(PetscFree(s->ncp_diag));
+        PetscCall(PetscMalloc1(PetscMax(nfc, 1), &s->film_coo_rows));
+        PetscCall(PetscMalloc1(s->N, &s->ncp_diag));
+        for (PetscInt i = 0; i < s->N; i++) s->ncp_diag[i] = -1;
+        for (PetscCount i = 0; i < nfc; i++) {
+          const PetscInt row = ci[k + i];
+          s->film_coo_rows[i] = row;
+          if (row >= 0 && row == cj[k + i] && s->ncp_shift[row] > PETSC_NINFINITY && s->ncp_diag[row] < 0) s->ncp_diag[row] = k + i;
+        }
+      }
       k += (PetscInt)nfc;
     }
     if (rank == 0)
@@ -83,6 +97,16 @@ static PetscErrorCode BuildJacobian(TdSolver s)
       PetscCall(MatSetType(s->J, MATAIJ));
     }
     PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
+    if (s->snes) {
+      /* a new pattern: the factorisation (and the factor's own copy of the pattern, which a
+         parallel MUMPS factor keeps) belongs to the old one; the PC starts afresh */
+      KSP ksp;
+      PC  pc;
+      PetscCall(SNESGetKSP(s->snes, &ksp));
+      PetscCall(KSPGetPC(ksp, &pc));
+      PetscCall(PCReset(pc));
+    }
+    s->pc_ready = PETSC_FALSE;
     PetscCall(PetscFree2(ci, cj));
     PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->coo_v));
   }
@@ -133,6 +157,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 
   PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
   PetscCall(VecDuplicate(s->U, &s->R));
+  PetscCall(VecDuplicate(s->U, &s->U0));
   PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
 
@@ -164,40 +189,23 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   PetscCall(TdOptionsInt(NULL, "test_jacobian", "check the first N Newton Jacobians against central differences of the residual and print ||J - J_fd||_F/||J||_F (0: off)", 0, &s->test_jacobian, NULL));
   PetscCall(TdOptionsInt(NULL, "max_step_halvings", "times a step whose Newton solve fails is halved before the run stops", s->max_halvings, &s->max_halvings, NULL));
   if (s->max_halvings < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -max_step_halvings must not be negative");
-  /* defaults that work out of the box; every -snes_/-ksp_/-pc_ option overrides them */
+  PetscCall(TdOptionsInt(NULL, "refactor_its", "Newton-Krylov: keep the LU of an earlier Jacobian as the preconditioner while the Krylov solves take at most this many iterations (0: factor every Jacobian)", 6, &s->refactor_its, NULL));
+  if (s->refactor_its < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -refactor_its must not be negative (0 factors every Jacobian)");
+  /* Defaults that work out of the box; every -snes_/-ksp_/-pc_ option overrides them.
+     Newton-Krylov: GMRES, right-preconditioned (its test is on the true residual), with MUMPS LU
+     of the Jacobian as the preconditioner.  The LU is kept across Newton iterations and steps
+     while GMRES converges within -refactor_its iterations: the structures are nearly linear, so
+     an earlier factorisation preconditions the current Jacobian well, and the Jacobian itself is
+     assembled fresh every iteration, so Newton keeps its quadratic convergence. */
   PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
+  PetscCall(KSPGMRESSetRestart(ksp, 30));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 30));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCLU));
   PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
-  /* Swift-Stieber cavitation: bounds p >= p_cav on the pressure unknowns (formulation §2) */
-  {
-    PetscBool vi = PETSC_FALSE;
-    for (PetscInt fi = 0; fi < s->model->nfilms; fi++)
-      if (s->model->films[fi].cavitation == TD_CAVITATION_SWIFT_STIEBER) vi = PETSC_TRUE;
-    if (vi) {
-      Vec          lo, up;
-      PetscInt     rlo, rhi;
-      PetscScalar *l;
-      PetscCall(SNESSetType(s->snes, SNESVINEWTONRSLS));
-      PetscCall(VecDuplicate(s->U, &lo));
-      PetscCall(VecDuplicate(s->U, &up));
-      PetscCall(VecSet(lo, PETSC_NINFINITY));
-      PetscCall(VecSet(up, PETSC_INFINITY));
-      PetscCall(VecGetOwnershipRange(lo, &rlo, &rhi));
-      PetscCall(VecGetArray(lo, &l));
-      for (PetscInt fi = 0; fi < s->model->nfilms; fi++) {
-        const TdFilm *f = &s->model->films[fi];
-        if (f->cavitation != TD_CAVITATION_SWIFT_STIEBER) continue;
-        for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++)
-          if (k >= rlo && k < rhi) l[k - rlo] = f->p_cav / f->p_ref;
-      }
-      PetscCall(VecRestoreArray(lo, &l));
-      PetscCall(SNESVISetVariableBounds(s->snes, lo, up));
-      PetscCall(VecDestroy(&lo));
-      PetscCall(VecDestroy(&up));
-    }
-  }
+  PetscCall(SNESSetMaxLinearSolveFailures(s->snes, 0));
   atol = 1e-10 * PetscMax(s->model->force_scale, 1e-12);
   for (PetscInt l = 0; l < s->model->nloads; l++) {
     const PetscReal *f = s->model->loads[l].force;
@@ -205,10 +213,16 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   }
   PetscCall(SNESSetTolerances(s->snes, atol, 1e-9, 1e-14, 25, 10000));
   PetscCall(TdOptionsBool(NULL, "monitor_blocks", "print the norms of the residual blocks (bodies, films, drives) at every Newton iteration", PETSC_FALSE, &s->monitor_blocks, NULL));
-  /* film rows are dimensionless (scaled by rho h_ref^3 p_ref / 12 mu, of order one per node):
-     1e-12 resolves them to rounding, also in models whose bodies are all rigid */
+  /* Film rows are dimensionless (-R/scale, scale = rho h_ref^3 p_ref / 12 mu): a row of size
+     eps is a pressure error of about eps p_ref at that node.  1e-9 per node, i.e. 1e-9 of the
+     pressure scale over the film, matches the body block's floor below (1e-9 of the film's force
+     scale p_ref x area); the relative test resolves small films further. */
   s->block_atol[0] = s->block_atol[2] = atol;
-  s->block_atol[1] = 1e-12;
+  {
+    PetscInt nfilm = 0;
+    for (PetscInt fi = 0; fi < s->model->nfilms; fi++) nfilm += s->model->films[fi].nunknowns;
+    s->block_atol[1] = 1e-9 * PetscSqrtReal((PetscReal)PetscMax(nfilm, 1));
+  }
   /* with a film the body forces are of the film's scale p_ref x area: their rounding floor too */
   for (PetscInt fi = 0; fi < s->model->nfilms; fi++) {
     const TdFilm *f = &s->model->films[fi];
@@ -227,6 +241,53 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
     PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHBASIC));
   }
   PetscCall(SNESSetFromOptions(s->snes));
+  {
+    /* Swift-Stieber cavitation (formulation §2): the complementarity p >= p_cav, F >= 0,
+       (p - p_cav) F = 0 on the pressure unknowns.  Default: semismooth Newton in the full space
+       (the film row becomes min(p - p_cav, F), whose Jacobian row is the film row or the unit
+       row), so the matrix keeps its pattern and the factorisation can be reused.  With -snes_type
+       vinewtonrsls (or vinewtonssls) PETSc's VI solver takes bounds instead; it factors the
+       reduced matrix of the inactive set at every iteration. */
+    PetscBool cav = PETSC_FALSE;
+    for (PetscInt fi = 0; fi < s->model->nfilms; fi++)
+      if (s->model->films[fi].cavitation == TD_CAVITATION_SWIFT_STIEBER) cav = PETSC_TRUE;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)s->snes, &s->vi, SNESVINEWTONRSLS, SNESVINEWTONSSLS, ""));
+    if (cav) {
+      PetscCall(PetscMalloc1(s->N, &s->ncp_shift));
+      PetscCall(PetscCalloc1(s->N, &s->ncp_active));
+      for (PetscInt k = 0; k < s->N; k++) s->ncp_shift[k] = PETSC_NINFINITY;
+      for (PetscInt fi = 0; fi < s->model->nfilms; fi++) {
+        const TdFilm *f = &s->model->films[fi];
+        if (f->cavitation != TD_CAVITATION_SWIFT_STIEBER) continue;
+        for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++) s->ncp_shift[k] = f->p_cav / f->p_ref;
+      }
+      s->ncp = s->vi ? PETSC_FALSE : PETSC_TRUE;
+      if (s->ncp) PetscCall(BuildJacobian(s)); /* the film rows' diagonal slots */
+    }
+    if (cav && s->vi) {
+      Vec          lo, up;
+      PetscInt     rlo, rhi;
+      PetscScalar *l;
+      PetscCall(VecDuplicate(s->U, &lo));
+      PetscCall(VecDuplicate(s->U, &up));
+      PetscCall(VecSet(up, PETSC_INFINITY));
+      PetscCall(VecGetOwnershipRange(lo, &rlo, &rhi));
+      PetscCall(VecGetArray(lo, &l));
+      for (PetscInt k = rlo; k < rhi; k++) l[k - rlo] = s->ncp_shift[k];
+      PetscCall(VecRestoreArray(lo, &l));
+      PetscCall(SNESVISetVariableBounds(s->snes, lo, up));
+      PetscCall(VecDestroy(&lo));
+      PetscCall(VecDestroy(&up));
+    }
+    {
+      /* the factorisation is reused only under a Krylov method (a direct solve with an old
+         factor would give wrong Newton steps) and in the full space (a VI solver changes the
+         size of its reduced system) */
+      PetscBool preonly;
+      PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
+      s->pc_reuse_ok = !preonly && !s->vi && s->refactor_its > 0 ? PETSC_TRUE : PETSC_FALSE;
+    }
+  }
   {
     /* -pc_type fieldsplit: the blocks are named bodies, films and drives, so that
        -pc_fieldsplit_type, -fieldsplit_bodies_pc_type, ... address them */
@@ -265,6 +326,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(MatDestroy(&s->J));
   PetscCall(VecDestroy(&s->U));
   PetscCall(VecDestroy(&s->R));
+  PetscCall(VecDestroy(&s->U0));
   PetscCall(VecDestroy(&s->Useq));
   PetscCall(VecDestroy(&s->Rseq));
   PetscCall(VecScatterDestroy(&s->toall));
@@ -283,6 +345,10 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->rot_work));
   PetscCall(PetscFree(s->film_rfull));
   PetscCall(PetscFree(s->film_r));
+  PetscCall(PetscFree(s->ncp_shift));
+  PetscCall(PetscFree(s->ncp_active));
+  PetscCall(PetscFree(s->film_coo_rows));
+  PetscCall(PetscFree(s->ncp_diag));
   PetscCall(PetscFree(s));
   *solver = NULL;
   PetscFunctionReturn(0);
@@ -422,6 +488,14 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         for (PetscInt fi = 0; fi < m->nfilms; fi++)
           if (m->films[fi].miss[0]) PetscCall(PetscStrncpy(s->film_miss, m->films[fi].miss, sizeof s->film_miss));
         if (s->in_setup) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "%s", s->film_miss);
+      } else if (s->ncp) {
+        /* Swift-Stieber: min(p - p_cav, F) on cavitating rows (formulation §2); the central-
+           difference check keeps the active set of the Jacobian it checks */
+        for (PetscInt k = 0; k < s->N; k++) {
+          const PetscReal x = PetscRealPart(u[k]) - s->ncp_shift[k];
+          if (s->ncp_shift[k] == PETSC_NINFINITY) continue;
+          if (s->in_test ? s->ncp_active[k] : x < PetscRealPart(r[k])) r[k] = x;
+        }
       }
     }
     /* constraints: Phi_q^T lambda and the scaled rows */
@@ -515,9 +589,20 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
       PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, ce, cv, s->film_rfull, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
       PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
-      PetscCall(VecRestoreArrayRead(s->Useq, &u));
       if (!ok)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
+      else if (s->ncp) {
+        /* rows on the cavitation bound become unit rows: d(p - p_cav)/dp (formulation §2) */
+        for (PetscInt i = 0; i < s->N; i++)
+          if (s->ncp_shift[i] > PETSC_NINFINITY) s->ncp_active[i] = PetscRealPart(u[i]) - s->ncp_shift[i] < PetscRealPart(s->film_r[i]) ? PETSC_TRUE : PETSC_FALSE;
+        for (PetscCount i = 0; i < s->nfilm_coo; i++) {
+          const PetscInt row = s->film_coo_rows[i];
+          if (row >= 0 && s->ncp_active[row]) s->coo_v[k + i] = 0;
+        }
+        for (PetscInt i = 0; i < s->N; i++)
+          if (s->ncp_active[i] && s->ncp_diag[i] >= 0) s->coo_v[s->ncp_diag[i]] = 1;
+      }
+      PetscCall(VecRestoreArrayRead(s->Useq, &u));
       k += s->nfilm_coo;
     }
     for (PetscInt c = 0; c < m->nrows; c++) {
@@ -546,6 +631,30 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     }
   }
   PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
+  {
+    /* Keep the factorisation of an earlier Jacobian while it preconditions well: the last Krylov
+       solve converged within -refactor_its iterations, in the same mode, step size and pattern.
+       The operator is always this Jacobian, so the Newton step stays exact. */
+    KSP       ksp;
+    PetscBool reuse = PETSC_FALSE;
+    PetscCall(SNESGetKSP(snes, &ksp));
+    if (s->pc_reuse_ok && s->pc_ready && s->pc_mode == s->mode && s->pc_dt == s->jacobian_dt) {
+      PetscInt           lits;
+      KSPConvergedReason kreason;
+      PetscCall(KSPGetIterationNumber(ksp, &lits));
+      PetscCall(KSPGetConvergedReason(ksp, &kreason));
+      reuse = lits <= s->refactor_its && kreason >= 0 ? PETSC_TRUE : PETSC_FALSE;
+    }
+    if (!reuse) {
+      s->pc_ready = PETSC_TRUE;
+      s->pc_mode  = s->mode;
+      s->pc_dt    = s->jacobian_dt;
+      s->factorizations++;
+    }
+    /* SNES sets the KSP's reuse flag from its preconditioner lag after this callback:
+       -1 keeps the factorisation, -2 factors once (then -1) */
+    if (s->pc_reuse_ok) PetscCall(SNESSetLagPreconditioner(snes, reuse ? -1 : -2));
+  }
   if (J != P) {
     PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
@@ -869,7 +978,15 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
     }
   }
   PetscCall(SetUnknowns(s, s->q1, s->lambda));
+  PetscCall(VecCopy(s->U, s->U0));
   PetscCall(Solve(s, &ok));
+  if (!ok && s->pc_reuse_ok) {
+    /* a kept factorisation may have preconditioned this step badly (GMRES did not converge):
+       the same step again from the same start with a fresh one, before halving */
+    s->pc_ready = PETSC_FALSE;
+    PetscCall(VecCopy(s->U0, s->U));
+    PetscCall(Solve(s, &ok));
+  }
   if (!ok) {
     SNESConvergedReason reason;
     PetscCall(SNESGetConvergedReason(s->snes, &reason));

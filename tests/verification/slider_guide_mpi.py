@@ -1,6 +1,7 @@
 """The lubricated slider-guide case (cases/slider_guide_lubricated.opts) gives the same sensor
-histories and film pressures on 1 and 2 MPI ranks, to solver tolerance (a short run: 0.5 ms,
-the film under load, the slider moving)."""
+histories and film pressures on 1 and 2 MPI ranks, and on 1 rank with 2 OpenMP threads (the film
+assembly shares its quads among threads), to solver tolerance (a short run: 0.5 ms, the film
+under load, the slider moving)."""
 import os
 import sys
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
@@ -9,14 +10,15 @@ import tdrun
 
 src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 case = os.path.join(src, "cases/slider_guide_lubricated.opts")
-checks = tdrun.Checks("Lubricated slider-guide: 1 and 2 MPI ranks")
+checks = tdrun.Checks("Lubricated slider-guide: 1 and 2 MPI ranks, 1 and 2 threads")
 res = {}
-for n in (1, 2):
-    out, _ = tdrun.run(["-options_file", case, "-t_final", "5e-4"], nproc=n, name="np%d" % n)
-    res[n] = {s: tdrun.sensor(out, s, "acceleration")[1] for s in ("slider", "guide_mid")}
-    res[n]["p"] = tdrun.dataset(out, "/films/film/pressure")
-for key in ("slider", "guide_mid", "p"):
-    a, b = res[1][key], res[2][key]
-    rel = np.max(np.abs(a - b)) / np.max(np.abs(a))
-    checks.true("%s: max rel. difference 1 vs 2 ranks %.2e <= 1e-6 (peak %.3e)" % (key, rel, np.max(np.abs(a))), rel <= 1e-6)
+for n, threads in ((1, 1), (2, 1), (1, 2)):
+    out, _ = tdrun.run(["-options_file", case, "-t_final", "5e-4"], nproc=n, threads=threads, name="np%dt%d" % (n, threads))
+    res[n, threads] = {s: tdrun.sensor(out, s, "acceleration")[1] for s in ("slider", "guide_mid")}
+    res[n, threads]["p"] = tdrun.dataset(out, "/films/film/pressure")
+for other in ((2, 1), (1, 2)):
+    for key in ("slider", "guide_mid", "p"):
+        a, b = res[1, 1][key], res[other][key]
+        rel = np.max(np.abs(a - b)) / np.max(np.abs(a))
+        checks.true("%s: max rel. difference, %d rank(s) x %d thread(s) vs 1 x 1: %.2e <= 1e-6 (peak %.3e)" % (key, other[0], other[1], rel, np.max(np.abs(a))), rel <= 1e-6)
 checks.finish()
