@@ -67,6 +67,9 @@ void ancf3843_shape(double a, double b, double c, const double xi[3], double S[A
 /* dS_k/dX_I at xi: dSdX[I][k]. */
 void ancf3843_shape_gradient(double a, double b, double c, const double xi[3],
                              double dSdX[3][ANCF3843_NSHAPE]);
+/* Both at once (one pass over the shared one-dimensional factors). */
+void ancf3843_shape_and_gradient(double a, double b, double c, const double xi[3], double S[ANCF3843_NSHAPE],
+                                 double dSdX[3][ANCF3843_NSHAPE]);
 void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo);
 void ancf3843_material_init(double E, double nu, double rho, double damping, Ancf3843Material *mat);
 /* Reference-configuration element vector of an a x b x c element with corner node 0 at

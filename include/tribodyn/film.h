@@ -57,6 +57,7 @@ typedef struct {
   PetscInt        *unknown;          /* nnodes: index in U or -1 (Dirichlet, or dry model) */
   TdFilmHit       *hits;             /* 2 x 4 nquads: wall then base, per Gauss point */
   TdFilmHit       *node_hits;        /* 2 x nnodes, for nodal output */
+  PetscReal       *node_normal;      /* 3 x nnodes: mean Gauss-point normal at each node (output) */
   char             miss[512];        /* the last projection failure, for messages */
 } TdFilm;
 

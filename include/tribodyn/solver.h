@@ -40,6 +40,8 @@ struct _p_TdSolver {
   PetscReal    jacobian_dt;       /* step size of the last assembled Jacobian (lagged Jacobians) */
   PetscCount   nfilm_coo;          /* film entries of the COO pattern (rank 0) */
   PetscReal   *film_rfull, *film_r;/* scratch of the film Jacobian pass */
+  PetscReal   *film_load, *film_friction; /* films' load and friction at the last residual (rank 0) */
+  PetscReal   *film_load_u, film_load_t;   /* ... its unknowns and time (-inf: none) */
   char         film_miss[512];     /* the last projection failure inside Newton */
   PetscBool    in_setup;
   PetscReal    block_norm0[3];     /* bodies, films, drives at Newton iteration 0 */
@@ -48,6 +50,7 @@ struct _p_TdSolver {
   PetscReal    block_atol[3], block_rtol;
   PetscBool    monitor_blocks;
   PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
+  PetscReal    test_jacobian_time; /* ... from the first step ending after this time */
   PetscReal    test_jacobian_max; /* largest ||J - J_fd||/||J|| seen */
   PetscBool    in_test;
   /* Swift-Stieber cavitation (formulation §2) as the complementarity p >= p_cav, F >= 0,

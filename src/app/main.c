@@ -27,6 +27,7 @@ static const char option_reference[] =
   "  -max_step_halvings <6>: halvings of a failed step before the run stops\n"
   "  -progress <true>: print a progress line every 5 % of the run\n"
   "  -test_jacobian <0>: check the first N Newton Jacobians against central differences\n"
+  "  -test_jacobian_time <0>: ... starting with the first step that ends after this time [s]\n"
   "  -gravity <0,0,0>: gravity gx,gy,gz [m/s^2]\n"
   "Bodies (-bodies a,b; <b> is a body name)\n"
   "  -<b>_type <ancf>: ancf (flexible, ANCF 3843) or rigid (prescribed motion)\n"
@@ -71,7 +72,9 @@ static const char option_reference[] =
   "  -<f>_{wall,base}_profile <none>: crown|chamfer|table, with _profile_center, _axis, _amplitude,\n"
   "   _half_length, _width [m], _table FILE\n"
   "Rigid cylinder: -<b>_type rigid -<b>_cylinder x0,y0,z0,x1,y1,z1,R [m] (face 'surface')\n"
-  "Solver: every PETSc -snes_*, -ksp_*, -pc_* option; default Newton (full steps) with MUMPS LU;\n"
+  "Solver: every PETSc -snes_*, -ksp_*, -pc_* option; default Newton (full steps), GMRES with the MUMPS LU\n"
+  "  of an earlier Jacobian, renewed when GMRES needs more than -refactor_its <12> iterations\n"
+  "  (0: factor every Jacobian); Swift-Stieber cavitation by semismooth Newton (-snes_type vinewtonrsls: VI);\n"
   "  -pc_type fieldsplit splits into bodies, films, drives; -monitor_blocks prints the residual blocks;\n"
   "  -test_jacobian N checks N Jacobians by central differences, block by block.\n"
   "Options read for the named objects follow.\n\n";
@@ -137,6 +140,8 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
 }
 
 /* Ids are handed out in creation order, so the k-th series of a group is first + k. */
+static PetscLogEvent TD_Output;
+
 static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids, PetscLogDouble wall0, PetscReal t)
 {
   TdModel        m = s->model;
@@ -145,6 +150,12 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   PetscReal     *pos;
   PetscInt       maxn = 1;
   PetscFunctionBegin;
+  if (!TD_Output) {
+    PetscClassId id;
+    PetscCall(PetscClassIdRegister("tribodyn output", &id));
+    PetscCall(PetscLogEventRegister("TdOutput", id, &TD_Output));
+  }
+  PetscCall(PetscLogEventBegin(TD_Output, 0, 0, 0, 0));
   for (PetscInt s_ = 0; s_ < m->nsensors; s_++) {
     const TdMaterialPoint *mp   = &m->sensors[s_].point;
     const TdBody          *body = &m->bodies[mp->body];
@@ -204,7 +215,24 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(VecGetArrayRead(s->Useq, &u));
     PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
     PetscCall(PetscArrayzero(s->film_r, s->N));
-    PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, 0, 0, s->film_rfull, s->film_r, NULL, load, friction, &ok));
+    {
+      /* rank 0 holds the films' loads of the last residual; if that was this state (the end of
+         a converged step), they are this record's, else the films are evaluated here */
+      PetscMPIInt rank;
+      PetscBool   cached = PETSC_FALSE;
+      PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+      if (rank == 0 && s->film_load_t == t && s->mode == TD_MODE_DYNAMIC) {
+        PetscInt k = 0;
+        while (k < s->N && s->film_load_u[k] == PetscRealPart(u[k])) k++;
+        cached = k == s->N ? PETSC_TRUE : PETSC_FALSE;
+      }
+      PetscCallMPI(MPI_Bcast(&cached, 1, MPIU_BOOL, 0, s->comm));
+      if (cached) {
+        PetscCall(PetscArraycpy(load, s->film_load, 3 * m->nfilms));
+        PetscCall(PetscArraycpy(friction, s->film_friction, 3 * m->nfilms));
+        ok = PETSC_TRUE;
+      } else PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, 0, 0, s->film_rfull, s->film_r, NULL, load, friction, &ok));
+    }
     if (!ok)
       for (PetscInt f = 0; f < m->nfilms; f++)
         if (m->films[f].miss[0]) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "%s (a film whose surfaces are prescribed cannot recover: keep the reference surface under both faces, or carry it with -%s_frame)", m->films[f].miss, m->films[f].name);
@@ -225,6 +253,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(PetscFree2(load, friction));
   }
   PetscCall(TdOutputAppendRecord(out, t));
+  PetscCall(PetscLogEventEnd(TD_Output, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 

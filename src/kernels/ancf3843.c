@@ -127,6 +127,12 @@ void ancf3843_shape_gradient(double a, double b, double c, const double xi[3],
   shape_eval(a, b, c, xi, NULL, dSdX);
 }
 
+void ancf3843_shape_and_gradient(double a, double b, double c, const double xi[3], double S[ANCF3843_NSHAPE],
+                                 double dSdX[3][ANCF3843_NSHAPE])
+{
+  shape_eval(a, b, c, xi, S, dSdX);
+}
+
 void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo)
 {
   memset(geo, 0, sizeof(*geo));

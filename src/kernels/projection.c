@@ -114,8 +114,7 @@ static void surface_eval(const Surface *sf, const double uv[2], FilmSurfacePoint
     p->xi[i0] = uv[0];
     p->xi[i1] = uv[1];
     double dSdX[3][ANCF3843_NSHAPE];
-    ancf3843_shape(sf->h[0], sf->h[1], sf->h[2], p->xi, p->S);
-    ancf3843_shape_gradient(sf->h[0], sf->h[1], sf->h[2], p->xi, dSdX);
+    ancf3843_shape_and_gradient(sf->h[0], sf->h[1], sf->h[2], p->xi, p->S, dSdX);
     const double g0 = 0.5 * sf->h[i0], g1 = 0.5 * sf->h[i1]; /* dX/dxi */
     const double *e = sf->e;
     for (int k = 0; k < ANCF3843_NSHAPE; k++) {

@@ -7,7 +7,8 @@
   F_i = -R_i / scale with R_i of formulation F11 and scale = rho h_ref^3 p_ref / (12 mu).  The
   minus sign makes dF/dp positive definite (the Poiseuille term), so that Swift-Stieber
   cavitation is the standard complementarity problem p >= p_cav, F >= 0, (p - p_cav) F = 0
-  that SNESVINEWTONRSLS solves (an obstacle problem: F_i is the multiplier of the bound).
+  (an obstacle problem: F_i is the multiplier of the bound), which the solver treats by
+  semismooth Newton on min(p - p_cav, F), or by SNESVINEWTONRSLS with bounds (solver.c).
 */
 #include <tribodyn/model.h>
 #include <tribodyn/options.h>
@@ -351,32 +352,50 @@ PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], Pets
   PetscFunctionReturn(0);
 }
 
-/* Room for `need` more entries in a key list of n entries and capacity *cap. */
-static PetscErrorCode ReserveKeys(PetscInt64 **keys, PetscInt n, PetscInt need, PetscInt *cap)
+/* The sorted union of two sorted, duplicate-free key lists: its size in *n, and the keys in
+   out unless out is NULL. */
+static PetscErrorCode MergeKeys(const PetscInt64 a[], PetscInt na, const PetscInt64 b[], PetscInt nb, PetscInt64 out[], PetscInt *n)
 {
-  PetscInt64 *grown;
+  PetscInt i = 0, j = 0, k = 0;
   PetscFunctionBegin;
-  if (n + need <= *cap) PetscFunctionReturn(0);
-  *cap = 2 * (*cap) + 64;
-  PetscCall(PetscMalloc1(*cap, &grown));
-  if (n) PetscCall(PetscArraycpy(grown, *keys, n));
-  PetscCall(PetscFree(*keys));
-  *keys = grown;
+  while (i < na || j < nb) {
+    PetscInt64 key;
+    if (j >= nb || (i < na && a[i] < b[j])) key = a[i++];
+    else if (i >= na || b[j] < a[i]) key = b[j++];
+    else {
+      key = a[i++];
+      j++;
+    }
+    if (out) out[k] = key;
+    k++;
+  }
+  *n = k;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed, PetscBool *valid)
 {
   PetscInt64 *qq = NULL, *qp = NULL;
-  PetscInt    nqq = 0, nqp = 0, capqq = 0, capqp = 0;
+  PetscInt    nqq = 0, nqp = 0, npoints = 0;
+  PetscBool   all_ok = PETSC_TRUE;
   PetscFunctionBegin;
   *changed = PETSC_FALSE;
   if (valid) *valid = PETSC_TRUE;
-  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+  /* every Gauss point writes its keys to its own slots (4 face pairs, 8 face-pressure pairs;
+     -1 unused), so that threads need no shared lists; compacted below */
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) npoints += 4 * m->films[fi].surface.nquads;
+  PetscCall(PetscMalloc1(4 * PetscMax(npoints, 1), &qq));
+  PetscCall(PetscMalloc1(8 * PetscMax(npoints, 1), &qp));
+  for (PetscInt fi = 0, first = 0; fi < m->nfilms; first += 4 * m->films[fi].surface.nquads, fi++) {
     TdFilm   *f = &m->films[fi];
     PetscReal c[3], cdot[3];
+    for (PetscInt k = 0; k < 4 * f->surface.nquads; k++) {
+      for (PetscInt i = 0; i < 4; i++) qq[4 * (first + k) + i] = -1;
+      for (PetscInt i = 0; i < 8; i++) qp[8 * (first + k) + i] = -1;
+    }
     if (f->wall.kind != TD_FACE_ANCF && f->base.kind != TD_FACE_ANCF) continue;
     FrameMotion(m, f, t, c, cdot);
+#pragma omp parallel for schedule(static) reduction(&& : all_ok)
     for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
       const FilmQuadGeometry *g     = &f->geometry[qd];
       const PetscInt         *nodes = &f->surface.quads[4 * qd];
@@ -385,29 +404,35 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         FilmPointState ps;
         SurfaceState   sw, sb;
         PetscBool      ok = PETSC_TRUE;
-        PetscInt       el[2];
+        PetscInt       el[2], kq = 0, kp = 0;
+        PetscInt64    *pq = &qq[4 * (first + 4 * qd + gp)], *pp = &qp[8 * (first + 4 * qd + gp)];
+        char           miss[512];
         sw.want_lin = sb.want_lin = PETSC_FALSE;
+        sw.element = sb.element = -1;
         for (PetscInt d = 0; d < 3; d++) x[d] = g->x[gp][d] + c[d];
-        PetscCall(PointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps, &sw, &sb, &ok));
+        if (PointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
         if (!ok) {
-          if (valid) *valid = PETSC_FALSE;
+          all_ok = PETSC_FALSE;
           if (sw.element < 0 || sb.element < 0) continue;
         }
         el[0] = sw.element >= 0 ? 8 * sw.element + sw.face : -1;
         el[1] = sb.element >= 0 ? 8 * sb.element + sb.face : -1;
-        PetscCall(ReserveKeys(&qq, nqq, 4, &capqq));
-        PetscCall(ReserveKeys(&qp, nqp, 8, &capqp));
         for (PetscInt a = 0; a < 2; a++) {
           if (el[a] < 0) continue;
           for (PetscInt b = 0; b < 2; b++)
-            if (el[b] >= 0) qq[nqq++] = PairKey(el[a], el[b]);
+            if (el[b] >= 0) pq[kq++] = PairKey(el[a], el[b]);
           if (f->model == TD_FILM_REYNOLDS)
             for (PetscInt i = 0; i < 4; i++)
-              if (f->unknown[nodes[i]] >= 0) qp[nqp++] = PairKey(el[a], f->unknown[nodes[i]]);
+              if (f->unknown[nodes[i]] >= 0) pp[kp++] = PairKey(el[a], f->unknown[nodes[i]]);
         }
       }
     }
   }
+  if (valid && !all_ok) *valid = PETSC_FALSE;
+  for (PetscInt k = 0; k < 4 * npoints; k++)
+    if (qq[k] >= 0) qq[nqq++] = qq[k];
+  for (PetscInt k = 0; k < 8 * npoints; k++)
+    if (qp[k] >= 0) qp[nqp++] = qp[k];
   /* sort, unique, compare */
   if (nqq) qsort(qq, (size_t)nqq, sizeof(PetscInt64), CompareInt64);
   if (nqp) qsort(qp, (size_t)nqp, sizeof(PetscInt64), CompareInt64);
@@ -421,11 +446,34 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
       if (!u || qp[i] != qp[u - 1]) qp[u++] = qp[i];
     nqp = u;
   }
-  if (nqq != m->ncoupling_qq || nqp != m->ncoupling_qp) *changed = PETSC_TRUE;
-  for (PetscInt i = 0; i < nqq && !*changed; i++)
-    if (qq[i] != m->coupling_qq[i]) *changed = PETSC_TRUE;
-  for (PetscInt i = 0; i < nqp && !*changed; i++)
-    if (qp[i] != m->coupling_qp[i]) *changed = PETSC_TRUE;
+  {
+    /* The pattern changes only when a needed pair is missing from it; then it becomes the
+       union of the old and the needed pairs, unless that holds more than half again as many as
+       needed (pairs the bodies have slid away from).  A film point that hovers at a face
+       boundary thus does not rebuild the pattern (and redo the symbolic factorisation) back and
+       forth. */
+    PetscInt nuq = 0, nup = 0;
+    PetscBool subset = PETSC_TRUE;
+    PetscCall(MergeKeys(m->coupling_qq, m->ncoupling_qq, qq, nqq, NULL, &nuq));
+    PetscCall(MergeKeys(m->coupling_qp, m->ncoupling_qp, qp, nqp, NULL, &nup));
+    if (nuq != m->ncoupling_qq || nup != m->ncoupling_qp) subset = PETSC_FALSE;
+    if (!subset) {
+      *changed = PETSC_TRUE;
+      if (2 * nuq <= 3 * nqq && 2 * nup <= 3 * nqp) {
+        PetscInt64 *uq, *up;
+        PetscCall(PetscMalloc1(PetscMax(nuq, 1), &uq));
+        PetscCall(PetscMalloc1(PetscMax(nup, 1), &up));
+        PetscCall(MergeKeys(m->coupling_qq, m->ncoupling_qq, qq, nqq, uq, &nuq));
+        PetscCall(MergeKeys(m->coupling_qp, m->ncoupling_qp, qp, nqp, up, &nup));
+        PetscCall(PetscFree(qq));
+        PetscCall(PetscFree(qp));
+        qq  = uq;
+        qp  = up;
+        nqq = nuq;
+        nqp = nup;
+      }
+    }
+  }
   if (*changed) {
     PetscInt idx[ANCF3843_NDOF];
     PetscCall(PetscFree(m->coupling_qq));
@@ -570,16 +618,27 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
             const PetscInt j = ib[jj];
             G[i][jj]         = ts->dh[a][i] * D[s].dh[j] + dfa_dhdot[a][i] * D[s].dhdot[j] + dfdv[i][0] * D[s].dv[0][j] + dfdv[i][1] * D[s].dv[1][j] + dfdv[i][2] * D[s].dv[2][j];
           }
-        for (PetscInt ii = 0; ii < na; ii++) {
-          const PetscInt  k = ia[ii] / 3, i = ia[ii] % 3;
-          const PetscReal cS = -w * ss[a]->S[k];
-          PetscScalar    *row = &out[(PetscCount)ii * nb];
-          for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj];
-          if (s == a) {
-            const PetscReal c0 = -w * ss[a]->dS_uv[0][k] * fa[a][i], c1 = -w * ss[a]->dS_uv[1][k] * fa[a][i];
-            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += c0 * D[a].duv[0][ib[jj]] + c1 * D[a].duv[1][ib[jj]];
+        if (s == a) {
+          /* the point sliding along its own face: dS/duv . duv/dq f_a, with duv/dq gathered to
+             the active columns so that the row updates are contiguous (vectorised) */
+          PetscReal du[2][ANCF3843_NDOF];
+          for (PetscInt jj = 0; jj < nb; jj++) {
+            du[0][jj] = D[a].duv[0][ib[jj]];
+            du[1][jj] = D[a].duv[1][ib[jj]];
           }
-        }
+          for (PetscInt ii = 0; ii < na; ii++) {
+            const PetscInt  k = ia[ii] / 3, i = ia[ii] % 3;
+            const PetscReal cS = -w * ss[a]->S[k], c0 = -w * ss[a]->dS_uv[0][k] * fa[a][i], c1 = -w * ss[a]->dS_uv[1][k] * fa[a][i];
+            PetscScalar    *row = &out[(PetscCount)ii * nb];
+            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj] + c0 * du[0][jj] + c1 * du[1][jj];
+          }
+        } else
+          for (PetscInt ii = 0; ii < na; ii++) {
+            const PetscInt  k = ia[ii] / 3, i = ia[ii] % 3;
+            const PetscReal cS = -w * ss[a]->S[k];
+            PetscScalar    *row = &out[(PetscCount)ii * nb];
+            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj];
+          }
       }
     }
     /* dQ_a/dp */
@@ -803,32 +862,33 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
 PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin)
 {
   TdFilm   *f = &m->films[fi];
-  PetscReal c[3], cdot[3];
+  PetscReal c[3], cdot[3], hm = PETSC_MAX_REAL;
   PetscFunctionBegin;
+  if (!f->node_normal) {
+    /* a node's normal: the mean of the Gauss-point normals of the quads using it */
+    PetscCall(PetscCalloc1(3 * f->surface.nnodes, &f->node_normal));
+    for (PetscInt qd = 0; qd < f->surface.nquads; qd++)
+      for (PetscInt k = 0; k < 4; k++)
+        for (PetscInt gp = 0; gp < 4; gp++)
+          for (PetscInt d = 0; d < 3; d++) f->node_normal[3 * f->surface.quads[4 * qd + k] + d] += f->geometry[qd].n[gp][d];
+    for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
+      PetscReal *nrm = &f->node_normal[3 * nd], l = PetscSqrtReal(Dot3(nrm, nrm));
+      for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
+    }
+  }
   FrameMotion(m, f, t, c, cdot);
-  *hmin = PETSC_MAX_REAL;
+#pragma omp parallel for schedule(static) reduction(min : hm)
   for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
-    PetscReal      x[3], nrm[3] = {0, 0, 0};
+    PetscReal      x[3];
     FilmPointState ps = {0};
     SurfaceState   sw, sb;
     PetscBool      ok = PETSC_TRUE;
+    char           miss[512];
     sw.want_lin = sb.want_lin = PETSC_FALSE;
-    /* the node's normal: the mean of the Gauss-point normals of a quad using it */
-    for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
-      const PetscInt *nodes = &f->surface.quads[4 * qd];
-      if (nodes[0] == nd || nodes[1] == nd || nodes[2] == nd || nodes[3] == nd) {
-        for (PetscInt gp = 0; gp < 4; gp++)
-          for (PetscInt d = 0; d < 3; d++) nrm[d] += f->geometry[qd].n[gp][d];
-      }
-    }
-    {
-      PetscReal l = PetscSqrtReal(Dot3(nrm, nrm));
-      for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
-    }
     for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
-    PetscCall(PointState(m, f, f->miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, nrm, cdot, t, q, q, 1e-2, &ps, &sw, &sb, &ok));
+    if (PointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], cdot, t, q, q, 1e-2, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
     h[nd] = ok ? ps.h : NAN;
-    if (ok) *hmin = PetscMin(*hmin, ps.h);
+    if (ok) hm = PetscMin(hm, ps.h);
     if (f->model == TD_FILM_REYNOLDS) {
       FilmClosures cl;
       p[nd] = f->unknown[nd] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nd]]) : 0;
@@ -841,6 +901,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
       pc[nd] = 0;
     }
   }
+  *hmin = hm;
   PetscFunctionReturn(0);
 }
 
@@ -996,7 +1057,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     PetscCall(TdOptionsRealPositive(p, "gt_K", "Greenwood-Tripp coefficient K", NULL, 0.003, PETSC_FALSE, &f->contact.K, NULL));
     PetscCall(TdOptionsRealPositive(p, "mu_asperity", "asperity friction coefficient", NULL, 0.1, PETSC_FALSE, &f->contact.mu_asperity, NULL));
     PetscCall(TdOptionsRealPositive(p, "v_eps", "regularisation speed of friction directions", "m/s", 1e-3, PETSC_TRUE, &f->contact.v_eps, NULL));
-    PetscCall(TdOptionsEnum(p, "cavitation", "cavitation model: none, or swift_stieber (p >= p_cav, SNESVINEWTONRSLS)", film_cavitations, 0, &cav, NULL));
+    PetscCall(TdOptionsEnum(p, "cavitation", "cavitation model: none, or swift_stieber (p >= p_cav, F >= 0, (p - p_cav) F = 0)", film_cavitations, 0, &cav, NULL));
     f->cavitation = (TdFilmCavitation)cav;
     PetscCall(TdOptionsReal(p, "p_cav", "cavitation pressure (gauge)", "Pa", 0, &f->p_cav, NULL));
     PetscCall(TdOptionsRealPositive(p, "p_ref", "pressure scale of the unknowns p/p_ref", "Pa", 1e6, PETSC_TRUE, &f->p_ref, NULL));
@@ -1134,6 +1195,7 @@ PetscErrorCode TdFilmsDestroy(TdModel m)
   PetscFunctionBegin;
   PetscCall(PetscFree(m->film_work));
   m->film_work_size = 0;
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) PetscCall(PetscFree(m->films[fi].node_normal));
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     TdFilm *f = &m->films[fi];
     PetscCall(TdSurfaceMeshDestroy(&f->surface));

@@ -19,7 +19,7 @@
 #define NDOF ANCF3843_NDOF
 
 /* -log_view events: where a step's time goes besides PETSc's own (MatLUFactorNum, KSPSolve, ...) */
-static PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian;
+static PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern;
 static PetscBool     td_events_registered = PETSC_FALSE;
 
 static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
@@ -127,6 +127,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscCall(PetscLogEventRegister("TdElementTangent", id, &TD_ElementTangents));
     PetscCall(PetscLogEventRegister("TdFilmResidual", id, &TD_FilmResidual));
     PetscCall(PetscLogEventRegister("TdFilmJacobian", id, &TD_FilmJacobian));
+    PetscCall(PetscLogEventRegister("TdFilmPattern", id, &TD_FilmPattern));
     td_events_registered = PETSC_TRUE;
   }
   PetscCall(PetscNew(&s));
@@ -154,6 +155,10 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
   PetscCall(AllocFull(nfull, &s->film_rfull));
   PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
+  PetscCall(AllocFull(3 * model->nfilms, &s->film_load));
+  PetscCall(AllocFull(3 * model->nfilms, &s->film_friction));
+  PetscCall(AllocFull(s->N, &s->film_load_u));
+  s->film_load_t = PETSC_NINFINITY;
 
   PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
   PetscCall(VecDuplicate(s->U, &s->R));
@@ -187,9 +192,10 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   if (!(rho_inf >= 0 && rho_inf <= 1)) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -rho_inf = %g: the spectral radius must lie in [0, 1]", (double)rho_inf);
   galpha_params(rho_inf, &s->ga);
   PetscCall(TdOptionsInt(NULL, "test_jacobian", "check the first N Newton Jacobians against central differences of the residual and print ||J - J_fd||_F/||J||_F (0: off)", 0, &s->test_jacobian, NULL));
+  PetscCall(TdOptionsReal(NULL, "test_jacobian_time", "start the -test_jacobian checks with the first time step that ends after this time (0: with the first Jacobian, also of the initial acceleration solve)", "s", s->test_jacobian_time, &s->test_jacobian_time, NULL));
   PetscCall(TdOptionsInt(NULL, "max_step_halvings", "times a step whose Newton solve fails is halved before the run stops", s->max_halvings, &s->max_halvings, NULL));
   if (s->max_halvings < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -max_step_halvings must not be negative");
-  PetscCall(TdOptionsInt(NULL, "refactor_its", "Newton-Krylov: keep the LU of an earlier Jacobian as the preconditioner while the Krylov solves take at most this many iterations (0: factor every Jacobian)", 6, &s->refactor_its, NULL));
+  PetscCall(TdOptionsInt(NULL, "refactor_its", "Newton-Krylov: keep the LU of an earlier Jacobian as the preconditioner while the Krylov solves take at most this many iterations (0: factor every Jacobian)", 12, &s->refactor_its, NULL));
   if (s->refactor_its < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -refactor_its must not be negative (0 factors every Jacobian)");
   /* Defaults that work out of the box; every -snes_/-ksp_/-pc_ option overrides them.
      Newton-Krylov: GMRES, right-preconditioned (its test is on the true residual), with MUMPS LU
@@ -200,8 +206,8 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(KSPSetType(ksp, KSPGMRES));
   PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
-  PetscCall(KSPGMRESSetRestart(ksp, 30));
-  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 30));
+  PetscCall(KSPGMRESSetRestart(ksp, 60));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 60));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCLU));
   PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
@@ -228,6 +234,8 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
     const TdFilm *f = &s->model->films[fi];
     s->block_atol[0] = PetscMax(s->block_atol[0], 1e-9 * f->p_ref * f->area);
   }
+  PetscCall(SNESSetFromOptions(s->snes));
+  /* after SNESSetFromOptions: a VI type chosen there installs its own test */
   PetscCall(SNESSetConvergenceTest(s->snes, ConvergenceTest, s, NULL));
   {
     /* Full Newton steps (basic): in a total-Lagrangian structure the first step of a bending
@@ -235,12 +243,16 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
        Newton converges quadratically and a backtracking search (bt) stalls; the critical-point
        search (cp) assumes a symmetric Jacobian and stops moving on the film-body coupling.
        Iterates outside the film's domain (h <= 0, a point off its surface) are domain errors,
-       and a failed step is halved by the time stepper.  -snes_linesearch_type overrides. */
+       and a failed step is halved by the time stepper.  -snes_linesearch_type overrides.  Set after
+       SNESSetFromOptions: a VI type chosen there configures its own (bt) line search. */
     SNESLineSearch ls;
-    PetscCall(SNESGetLineSearch(s->snes, &ls));
-    PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHBASIC));
+    PetscBool      given;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-snes_linesearch_type", &given));
+    if (!given) {
+      PetscCall(SNESGetLineSearch(s->snes, &ls));
+      PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHBASIC));
+    }
   }
-  PetscCall(SNESSetFromOptions(s->snes));
   {
     /* Swift-Stieber cavitation (formulation §2): the complementarity p >= p_cav, F >= 0,
        (p - p_cav) F = 0 on the pressure unknowns.  Default: semismooth Newton in the full space
@@ -345,6 +357,9 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->rot_work));
   PetscCall(PetscFree(s->film_rfull));
   PetscCall(PetscFree(s->film_r));
+  PetscCall(PetscFree(s->film_load));
+  PetscCall(PetscFree(s->film_friction));
+  PetscCall(PetscFree(s->film_load_u));
   PetscCall(PetscFree(s->ncp_shift));
   PetscCall(PetscFree(s->ncp_active));
   PetscCall(PetscFree(s->film_coo_rows));
@@ -481,7 +496,11 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     if (m->nfilms) {
       PetscBool ok;
       PetscCall(PetscLogEventBegin(TD_FilmResidual, 0, 0, 0, 0));
-      PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, NULL, NULL, &ok));
+      PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, s->film_load, s->film_friction, &ok));
+      /* the films' loads at this iterate, for the output record of a converged step (the last
+         residual SNES evaluates is at its solution) */
+      s->film_load_t = ok && !s->in_test ? t1 : PETSC_NINFINITY;
+      if (ok && !s->in_test) PetscCall(PetscArraycpy(s->film_load_u, u, s->N));
       PetscCall(PetscLogEventEnd(TD_FilmResidual, 0, 0, 0, 0));
       if (!ok) {
         finite = PETSC_FALSE;
@@ -622,7 +641,9 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
        the pattern of this iterate, the same matrix re-preallocated, assembled again */
     PetscBool changed;
     m->coupling_miss = PETSC_FALSE;
+    PetscCall(PetscLogEventBegin(TD_FilmPattern, 0, 0, 0, 0));
     PetscCall(TdFilmsCouplingUpdate(m, StepTime(s), s->q1, s->v1, &changed, NULL));
+    PetscCall(PetscLogEventEnd(TD_FilmPattern, 0, 0, 0, 0));
     if (changed) {
       PetscCall(BuildJacobian(s));
       s->pattern_rebuilds++;
@@ -659,7 +680,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
   }
-  if (s->test_jacobian > 0 && !s->in_test) {
+  if (s->test_jacobian > 0 && !s->in_test && (s->test_jacobian_time <= 0 || (s->mode == TD_MODE_DYNAMIC && StepTime(s) > s->test_jacobian_time))) {
     s->test_jacobian--;
     PetscCall(TestJacobianCentral(s, snes, U, P));
   }
@@ -962,24 +983,25 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   s->film_miss[0] = 0;
   s->row_scale = m->mass_per_node * galpha_mass_coefficient(&s->ga, dt);
   galpha_predict(&s->ga, dt, m->nfull, s->q, s->v, s->a, s->q1);
-  if (m->nfilms) {
-    /* the elements under the film at the predicted state: rebuild the pattern if they changed */
-    PetscBool changed, valid;
-    PetscCall(TdFilmsCouplingUpdate(m, s->t + dt, s->q1, s->v, &changed, &valid));
-    if (!valid) {
-      /* the predictor drives a film point off its surface or through the film (after a strong
-         deceleration by the film, say): start Newton from the last converged state instead */
-      for (PetscInt i = 0; i < m->nfull; i++) s->q1[i] = s->q[i];
-      PetscCall(TdFilmsCouplingUpdate(m, s->t + dt, s->q1, s->v, &changed, NULL));
-    }
-    if (changed) {
-      PetscCall(BuildJacobian(s));
-      s->pattern_rebuilds++;
-    }
-  }
+  /* The film-body coupling pattern follows the iterates: the first Jacobian that meets a face
+     pair outside it rebuilds it (TdSolverJacobian). */
   PetscCall(SetUnknowns(s, s->q1, s->lambda));
   PetscCall(VecCopy(s->U, s->U0));
   PetscCall(Solve(s, &ok));
+  if (!ok && m->nfilms) {
+    SNESConvergedReason reason;
+    PetscInt            its;
+    PetscCall(SNESGetConvergedReason(s->snes, &reason));
+    PetscCall(SNESGetIterationNumber(s->snes, &its));
+    if (reason == SNES_DIVERGED_FUNCTION_DOMAIN && its == 0) {
+      /* the predictor drives a film point off its surface or through the film (after a strong
+         deceleration by the film, say): start Newton from the last converged state instead */
+      for (PetscInt i = 0; i < m->nfull; i++) s->q1[i] = s->q[i];
+      PetscCall(SetUnknowns(s, s->q1, s->lambda));
+      PetscCall(VecCopy(s->U, s->U0));
+      PetscCall(Solve(s, &ok));
+    }
+  }
   if (!ok && s->pc_reuse_ok) {
     /* a kept factorisation may have preconditioned this step badly (GMRES did not converge):
        the same step again from the same start with a fresh one, before halving */
