@@ -43,7 +43,7 @@ static PetscErrorCode BuildJacobian(TdSolver s)
     PetscInt   nloc = s->elem_end - s->elem_start, nc = 0;
     PetscInt  *ci, *cj, k = 0;
     if (rank == 0) {
-      for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms;
+      for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms + 1;
       PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
@@ -87,6 +87,11 @@ static PetscErrorCode BuildJacobian(TdSolver s)
           cj[k + 1] = model->row_offset + r;
           if (cj[k] < 0) ci[k] = ci[k + 1] = -1; /* a clamped coordinate: a constant term */
         }
+        /* the (zero) diagonal of the constraint row: in the pattern, so that factorisations
+           that pivot only within it (-pc_factor_mat_solver_type petsc with
+           -pc_factor_nonzeros_along_diagonal) can permute a nonzero onto it */
+        ci[k] = cj[k] = model->row_offset + r;
+        k++;
       }
     if (!s->J) {
       /* created once; a changed film-body coupling re-preallocates the same matrix */
@@ -198,13 +203,14 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   PetscCall(TdOptionsInt(NULL, "refactor_its", "Newton-Krylov: keep the LU of an earlier Jacobian as the preconditioner while the Krylov solves take at most this many iterations (0: factor every Jacobian)", 12, &s->refactor_its, NULL));
   if (s->refactor_its < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -refactor_its must not be negative (0 factors every Jacobian)");
   /* Defaults that work out of the box; every -snes_/-ksp_/-pc_ option overrides them.
-     Newton-Krylov: GMRES, right-preconditioned (its test is on the true residual), with MUMPS LU
+     Newton-Krylov: (flexible) GMRES, right-preconditioned (its test is on the true residual), with MUMPS LU
      of the Jacobian as the preconditioner.  The LU is kept across Newton iterations and steps
      while GMRES converges within -refactor_its iterations: the structures are nearly linear, so
      an earlier factorisation preconditions the current Jacobian well, and the Jacobian itself is
      assembled fresh every iteration, so Newton keeps its quadratic convergence. */
   PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPSetType(ksp, KSPFGMRES)); /* right-preconditioned; keeping the preconditioned
+                                            directions saves the extra solve at the end */
   PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
   PetscCall(KSPGMRESSetRestart(ksp, 60));
   PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 60));
@@ -627,6 +633,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     for (PetscInt c = 0; c < m->nrows; c++) {
       const TdConstraintRow *row = &m->rows[c];
       for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
+      s->coo_v[k++] = 0; /* the diagonal */
     }
   }
   {
