@@ -1003,6 +1003,7 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
     if (reason == SNES_DIVERGED_FUNCTION_DOMAIN && its == 0) {
       /* the predictor drives a film point off its surface or through the film (after a strong
          deceleration by the film, say): start Newton from the last converged state instead */
+      PetscCall(PetscInfo(s->snes, "predictor outside the film's domain at t = %g s (%s): Newton starts from the last state\n", (double)(s->t + dt), s->film_miss));
       for (PetscInt i = 0; i < m->nfull; i++) s->q1[i] = s->q[i];
       PetscCall(SetUnknowns(s, s->q1, s->lambda));
       PetscCall(VecCopy(s->U, s->U0));

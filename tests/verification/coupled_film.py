@@ -80,4 +80,13 @@ for model in ("reynolds", "dry"):
     _, v = tdrun.sensor(out, "c", "velocity")
     up[model] = v[:, 2].max()
 checks.true("bounce: rebound speed with film %.4f m/s < dry %.4f m/s (impact at 0.05 m/s)" % (up["reynolds"], up["dry"]), up["reynolds"] < up["dry"] and up["dry"] > 0.005)
+
+# 5. a violent drop (0.5 m/s onto 50 um of film, dt 2e-5): the predictor (constant
+# acceleration) drives the block through the film, an invalid start that Newton replaces by the
+# last converged state; the run completes and the film height stays positive
+violent = [a if a != "0,0,-0.05" else "0,0,-0.5" for a in drop[:-6]]
+out, proc = tdrun.run(violent + ["-t_final", "0.002", "-dt", "2e-5", "-info", ":snes"], name="violent")
+restarts = proc.stdout.count("predictor outside the film's domain")
+hmin = tdrun.dataset(out, "/films/f/h_min")
+checks.true("violent drop: completed to 2 ms, %d predictors outside the film restarted from the last state, min film height %.2e m > 0" % (restarts, hmin.min()), restarts > 0 and hmin.min() > 0 and abs(tdrun.dataset(out, "/time")[-1] - 0.002) < 1e-12)
 checks.finish()
