@@ -822,7 +822,10 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       }
 #pragma omp for schedule(static)
       for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
-        if (!okt || bad) continue;
+        PetscBool stop;
+#pragma omp atomic read
+        stop = bad;
+        if (!okt || stop) continue;
         if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + 16 * qd : NULL, tqq, tqp, tpq, block, Lt, Frt, miss, &okt)) {
 #pragma omp atomic write
           err = PETSC_TRUE;
@@ -831,6 +834,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
 #pragma omp critical(td_film_miss)
           {
             if (!bad) (void)PetscStrncpy(f->miss, miss, sizeof f->miss);
+#pragma omp atomic write
             bad = PETSC_TRUE;
           }
         }
