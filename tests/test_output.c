@@ -108,7 +108,7 @@ static PetscErrorCode WriteComplete(MPI_Comm comm, const char prefix[])
   PetscCall(TdOutputAddSeries(out, "/energy/kinetic", 1, &ke));
   PetscCall(TdOutputAddSeries(out, "sensors/s1/position", 3, &sensor));
   PetscCall(TdOutputAddHexBody(out, "beam", 12, root ? X : NULL, 2, root ? cells : NULL, &pos));
-  PetscCall(TdOutputAddQuadSurface(out, "film", 6, root ? films : NULL, 2, root ? quads : NULL));
+  PetscCall(TdOutputAddQuadSurface(out, "film", 6, root ? films : NULL, 2, root ? quads : NULL, NULL));
   PetscCall(TdOutputAddSeries(out, "/films/film/pressure", 6, &pressure));
   PetscCall(TdOutputAddSurfaceField(out, "film", "pressure", pressure));
   PetscCall(TdOutputWriteReal(out, "/params/matrix", 2, 3, root ? matrix : NULL));

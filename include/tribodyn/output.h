@@ -31,8 +31,9 @@ PetscErrorCode TdOutputSetAttribute(TdOutput out, const char object[], const cha
    node positions (3 nnodes per record).  Written under /bodies/<name>/. */
 PetscErrorCode TdOutputAddHexBody(TdOutput out, const char name[], PetscInt nnodes, const PetscReal X[], PetscInt ncells, const PetscInt cells[], PetscInt *position_series);
 /* A quadrilateral surface (films, issue 3): node coordinates, quads, and nodal scalar series
-   shown in the XDMF. */
-PetscErrorCode TdOutputAddQuadSurface(TdOutput out, const char name[], PetscInt nnodes, const PetscReal X[], PetscInt nquads, const PetscInt quads[]);
+   shown in the XDMF.  position_series NULL: the surface stays at X; else it receives the id of
+   a series /films/<name>/position (3 nnodes per record) that places it in each record. */
+PetscErrorCode TdOutputAddQuadSurface(TdOutput out, const char name[], PetscInt nnodes, const PetscReal X[], PetscInt nquads, const PetscInt quads[], PetscInt *position_series);
 PetscErrorCode TdOutputAddSurfaceField(TdOutput out, const char surface[], const char field[], PetscInt series);
 /* Flushes the HDF5 file and rewrites the XDMF. */
 PetscErrorCode TdOutputFlush(TdOutput out);

@@ -82,7 +82,7 @@ static const char option_reference[] =
 typedef struct {
   PetscInt  sensor0, energy_k, energy_s, joint0, newton, linear, wall;
   PetscInt *body;   /* nbodies: position series, -1 for bodies without cells */
-  PetscInt *film;   /* 6 per film: pressure, h, asperity pressure, load, friction, h_min */
+  PetscInt *film;   /* 7 per film: pressure, h, asperity pressure, load, friction, h_min, position (-1: static) */
 } SeriesIds;
 
 static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
@@ -119,22 +119,23 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
     ids->body[b]       = -1;
     if (body->mesh.ncells) PetscCall(TdOutputAddHexBody(out, body->name, body->mesh.nnodes, body->mesh.X, body->mesh.ncells, body->mesh.cells, &ids->body[b]));
   }
-  PetscCall(PetscMalloc1(6 * PetscMax(m->nfilms, 1), &ids->film));
+  PetscCall(PetscMalloc1(7 * PetscMax(m->nfilms, 1), &ids->film));
   for (PetscInt f = 0; f < m->nfilms; f++) {
     const TdFilm *film = &m->films[f];
     const char   *fields[3] = {"pressure", "h", "asperity_pressure"};
-    PetscCall(TdOutputAddQuadSurface(out, film->name, film->surface.nnodes, film->surface.X, film->surface.nquads, film->surface.quads));
+    ids->film[7 * f + 6] = -1;
+    PetscCall(TdOutputAddQuadSurface(out, film->name, film->surface.nnodes, film->surface.X, film->surface.nquads, film->surface.quads, film->frame_joint >= 0 ? &ids->film[7 * f + 6] : NULL));
     for (PetscInt k = 0; k < 3; k++) {
       PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/%s", film->name, fields[k]));
-      PetscCall(TdOutputAddSeries(out, name, film->surface.nnodes, &ids->film[6 * f + k]));
-      PetscCall(TdOutputAddSurfaceField(out, film->name, fields[k], ids->film[6 * f + k]));
+      PetscCall(TdOutputAddSeries(out, name, film->surface.nnodes, &ids->film[7 * f + k]));
+      PetscCall(TdOutputAddSurfaceField(out, film->name, fields[k], ids->film[7 * f + k]));
     }
     PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/load", film->name));
-    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[6 * f + 3]));
+    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[7 * f + 3]));
     PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/friction", film->name));
-    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[6 * f + 4]));
+    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[7 * f + 4]));
     PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/h_min", film->name));
-    PetscCall(TdOutputAddSeries(out, name, 1, &ids->film[6 * f + 5]));
+    PetscCall(TdOutputAddSeries(out, name, 1, &ids->film[7 * f + 5]));
   }
   PetscFunctionReturn(0);
 }
@@ -241,12 +242,19 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
       PetscReal    *p, *h, *pc, hmin;
       PetscCall(PetscMalloc3(film->surface.nnodes, &p, film->surface.nnodes, &h, film->surface.nnodes, &pc));
       PetscCall(TdFilmNodalFields(m, f, t, s->q, u, p, h, pc, &hmin));
-      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 0], p));
-      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 1], h));
-      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 2], pc));
-      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 3], &load[3 * f]));
-      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 4], &friction[3 * f]));
-      PetscCall(TdOutputSetSeries(out, ids->film[6 * f + 5], &hmin));
+      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 0], p));
+      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 1], h));
+      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 2], pc));
+      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 3], &load[3 * f]));
+      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 4], &friction[3 * f]));
+      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 5], &hmin));
+      if (ids->film[7 * f + 6] >= 0) {
+        PetscReal *pos;
+        PetscCall(PetscMalloc1(3 * film->surface.nnodes, &pos));
+        PetscCall(TdFilmNodePositions(m, f, t, pos));
+        PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 6], pos));
+        PetscCall(PetscFree(pos));
+      }
       PetscCall(PetscFree3(p, h, pc));
     }
     PetscCall(VecRestoreArrayRead(s->Useq, &u));

@@ -15,7 +15,8 @@
     - /bodies/<b>/reference (nnodes x 3), /bodies/<b>/cells (ncells x 8, int64, VTK/XDMF
       hexahedron order), /bodies/<b>/position and /bodies/<b>/displacement (n x nnodes x 3;
       displacement = position - reference, NaN when the position was not set);
-    - /films/<f>/nodes (m x 3), /films/<f>/quads (k x 4, int64);
+    - /films/<f>/nodes (m x 3), /films/<f>/quads (k x 4, int64), and for a film carried by a
+      drive /films/<f>/position (n x m x 3);
     - static datasets with one column are 1-D; integers are stored as int64;
     - string attributes are scalar variable-length UTF-8 strings (h5py reads them as str).
   Only the row of the record being built is held in memory.  Each record ends with H5Fflush,
@@ -23,7 +24,8 @@
   and rename) at TdOutputCreate, TdOutputFlush and TdOutputClose, and describes the records
   written up to then.  XDMF: a temporal collection of records, each a spatial collection of one
   uniform grid per body (Hexahedron, geometry = its position in that record, attribute
-  displacement) and per surface (Quadrilateral, static nodes, its nodal fields); record
+  displacement) and per surface (Quadrilateral, its static nodes or its position in that
+  record, its nodal fields); record
   selections use the form ParaView's default (Xdmf3) readers understand, see TdXdmfRecord.
 */
 #include <tribodyn/output.h>
@@ -69,7 +71,7 @@ typedef struct {
   PetscInt  nnodes, ncells;
   char     *cells;    /* connectivity dataset */
   char     *nodes;    /* static node coordinates (surfaces), NULL for bodies */
-  PetscInt  position; /* position series (bodies), -1 for surfaces */
+  PetscInt  position; /* position series (bodies, moving surfaces), -1 for static surfaces */
   PetscInt  nfields, maxfields;
   TdField  *fields;
 } TdGrid;
@@ -920,10 +922,11 @@ PetscErrorCode TdOutputAddHexBody(TdOutput out, const char name[], PetscInt nnod
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdOutputAddQuadSurface(TdOutput out, const char name[], PetscInt nnodes, const PetscReal X[], PetscInt nquads, const PetscInt quads[])
+PetscErrorCode TdOutputAddQuadSurface(TdOutput out, const char name[], PetscInt nnodes, const PetscReal X[], PetscInt nquads, const PetscInt quads[], PetscInt *position_series)
 {
-  char    nodepath[PETSC_MAX_PATH_LEN], quadpath[PETSC_MAX_PATH_LEN];
-  TdGrid *g;
+  char     nodepath[PETSC_MAX_PATH_LEN], quadpath[PETSC_MAX_PATH_LEN];
+  TdGrid  *g;
+  PetscInt position = -1;
 
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddQuadSurface: no output object (TdOutputCreate first)");
@@ -934,7 +937,15 @@ PetscErrorCode TdOutputAddQuadSurface(TdOutput out, const char name[], PetscInt 
   PetscCall(TdOutputWriteStatic(out, nodepath, nnodes, 3, PETSC_FALSE, X));
   PetscCall(PetscSNPrintf(quadpath, sizeof(quadpath), "/films/%s/quads", name));
   PetscCall(TdOutputWriteStatic(out, quadpath, nquads, 4, PETSC_TRUE, quads));
-  PetscCall(TdOutputNewGrid(out, name, PETSC_FALSE, nnodes, nquads, quadpath, nodepath, -1, &g));
+  if (position_series) {
+    /* a moving surface (a film carried by a drive): its node positions in each record */
+    char    path[PETSC_MAX_PATH_LEN];
+    hsize_t shape[3] = {0, (hsize_t)nnodes, 3};
+    PetscCall(PetscSNPrintf(path, sizeof(path), "/films/%s/position", name));
+    PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_SERIES_USER, &position));
+    *position_series = position;
+  }
+  PetscCall(TdOutputNewGrid(out, name, PETSC_FALSE, nnodes, nquads, quadpath, nodepath, position, &g));
   PetscFunctionReturn(0);
 }
 

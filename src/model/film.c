@@ -863,6 +863,17 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TdFilmNodePositions(TdModel m, PetscInt fi, PetscReal t, PetscReal pos[])
+{
+  const TdFilm *f = &m->films[fi];
+  PetscReal     c[3], cdot[3];
+  PetscFunctionBegin;
+  FrameMotion(m, f, t, c, cdot);
+  for (PetscInt nd = 0; nd < f->surface.nnodes; nd++)
+    for (PetscInt d = 0; d < 3; d++) pos[3 * nd + d] = f->surface.X[3 * nd + d] + c[d];
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin)
 {
   TdFilm   *f = &m->films[fi];
