@@ -173,6 +173,8 @@ PetscErrorCode TdModelMaterialPoint(TdModel model, PetscInt body, const PetscRea
 void TdModelPointValue(TdModel model, const TdMaterialPoint *mp, const PetscReal full[], PetscReal r[3]);
 /* Rigid body pose: position and velocity of material point X at time t. */
 void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, PetscReal x[3], PetscReal v[3]);
+/* Rigid body: the velocity of the material point that is at spatial position x at time t. */
+void TdRigidBodyVelocityAt(const TdBody *body, const PetscReal x[3], PetscReal t, PetscReal v[3]);
 
 /* Load vector of load l at time t (formulation.md F1 point loads): force [N]. */
 void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3]);

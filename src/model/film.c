@@ -22,17 +22,6 @@ static const char *const profile_kinds[]    = {"none", "crown", "chamfer", "tabl
 
 static PetscReal Dot3(const PetscReal a[3], const PetscReal b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-/* Rigid body: velocity of the material point now at spatial position r. */
-static void RigidVelocityAt(const TdBody *body, const PetscReal r[3], PetscReal t, PetscReal v[3])
-{
-  const PetscReal *w = body->angular_velocity;
-  PetscReal        d[3];
-  for (PetscInt i = 0; i < 3; i++) d[i] = r[i] - body->center[i] - body->velocity[i] * t;
-  v[0] = body->velocity[0] + w[1] * d[2] - w[2] * d[1];
-  v[1] = body->velocity[1] + w[2] * d[0] - w[0] * d[2];
-  v[2] = body->velocity[2] + w[0] * d[1] - w[1] * d[0];
-}
-
 /* The four corners of local face f of a cell, counter-clockwise around the outward normal in
    (u, v) order: the bilinear corners (-1,-1), (1,-1), (1,1), (-1,1) of film_project_bilinear. */
 static void FaceCornerNodes(const PetscInt cell[8], PetscInt f, PetscInt corner[4])
@@ -93,7 +82,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     if (film_project_cylinder(p0, d, body->cylinder[6], x, n, &hit->pt) != 0) PetscFunctionReturn(0);
     hit->face = 0;
     for (PetscInt i = 0; i < 3; i++) st->r[i] = hit->pt.r[i];
-    RigidVelocityAt(body, st->r, t, st->v);
+    TdRigidBodyVelocityAt(body, st->r, t, st->v);
     st->rate      = film_point_normal_rate(&hit->pt, n, st->v, xdot, NULL, uvdot);
     st->prof      = 0;
     st->prof_rate = 0;
@@ -182,7 +171,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
               Xuv[i][1] += Nv[c] * X0[c][i];
             }
           }
-          RigidVelocityAt(body, st->r, t, st->v);
+          TdRigidBodyVelocityAt(body, st->r, t, st->v);
         }
       }
       if (ret == 0) {
@@ -288,6 +277,18 @@ static PetscInt FindKey(const PetscInt64 keys[], PetscInt n, PetscInt64 key)
     else hi = mid - 1;
   }
   return -1;
+}
+
+/* Slot of a coupling pair in the pattern; -1 (and the model's coupling_miss set, which makes
+   the Jacobian rebuild the pattern) if the pair is outside it.  Called from threads. */
+static PetscInt CouplingSlot(TdModel m, const PetscInt64 keys[], PetscInt n, PetscInt64 key)
+{
+  const PetscInt slot = FindKey(keys, n, key);
+  if (slot < 0) {
+#pragma omp atomic write
+    m->coupling_miss = PETSC_TRUE;
+  }
+  return slot;
 }
 
 static PetscCount FilmPressureEntries(TdModel m)
@@ -563,12 +564,8 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         PetscInt        slot, ia[ANCF3843_NDOF], na;
         const PetscReal(*dRdv)[3] = s == 0 ? rs->dvw[i] : rs->dvb[i];
         if (e < 0) continue;
-        slot = FindKey(m->coupling_qp, m->ncoupling_qp, PairKey(8 * e + ss[s]->face, ui));
-        if (slot < 0) {
-#pragma omp atomic write
-          m->coupling_miss = PETSC_TRUE;
-          continue;
-        }
+        slot = CouplingSlot(m, m->coupling_qp, m->ncoupling_qp, PairKey(8 * e + ss[s]->face, ui));
+        if (slot < 0) continue;
         for (PetscInt j = 0; j < N; j++) G[j] = -(rs->dh[i][gp] * D[s].dh[j] + rs->ddhdt[i][gp] * D[s].dhdot[j] + dRdv[gp][0] * D[s].dv[0][j] + dRdv[gp][1] * D[s].dv[1][j] + dRdv[gp][2] * D[s].dv[2][j]) / f->residual_scale;
         TdModelElementRotateForce(m, e, G);
         na = FaceActive(m, e, ss[s]->face, ia);
@@ -583,12 +580,8 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       const PetscInt es = ss[s]->element;
       PetscInt       slot, ia[ANCF3843_NDOF], ib[ANCF3843_NDOF], na, nb;
       if (es < 0) continue;
-      slot = FindKey(m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
-      if (slot < 0) {
-#pragma omp atomic write
-        m->coupling_miss = PETSC_TRUE;
-        continue;
-      }
+      slot = CouplingSlot(m, m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
+      if (slot < 0) continue;
       na = FaceActive(m, ea, ss[a]->face, ia);
       nb = FaceActive(m, es, ss[s]->face, ib);
       if (na == N && nb == N) {
@@ -648,12 +641,8 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         PetscReal      col[ANCF3843_NDOF], dfdp[3];
         PetscInt       slot, ia[ANCF3843_NDOF], na;
         if (uj < 0) continue;
-        slot = FindKey(m->coupling_qp, m->ncoupling_qp, PairKey(8 * ea + ss[a]->face, uj));
-        if (slot < 0) {
-#pragma omp atomic write
-          m->coupling_miss = PETSC_TRUE;
-          continue;
-        }
+        slot = CouplingSlot(m, m->coupling_qp, m->ncoupling_qp, PairKey(8 * ea + ss[a]->face, uj));
+        if (slot < 0) continue;
         for (PetscInt i = 0; i < 3; i++) {
           dfdp[i] = ts->dp[a][i] * g->N[gp][jn];
           for (PetscInt d = 0; d < 3; d++) dfdp[i] += ts->dgradp[a][i][d] * g->gradN[gp][jn][d];
@@ -1210,9 +1199,9 @@ PetscErrorCode TdFilmsDestroy(TdModel m)
   PetscFunctionBegin;
   PetscCall(PetscFree(m->film_work));
   m->film_work_size = 0;
-  for (PetscInt fi = 0; fi < m->nfilms; fi++) PetscCall(PetscFree(m->films[fi].node_normal));
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     TdFilm *f = &m->films[fi];
+    PetscCall(PetscFree(f->node_normal));
     PetscCall(TdSurfaceMeshDestroy(&f->surface));
     PetscCall(PetscFree(f->unknown));
     PetscCall(PetscFree(f->geometry));

@@ -154,6 +154,15 @@ static void MatMul3(const PetscReal A[9], const PetscReal B[9], PetscReal C[9])
 }
 
 /* Rigid pose: x = c + v t + R(w t) R0 (X - c), v_X = v + w x (x - c - v t). */
+/* v = V + w x d: the velocity of the point at d from the body's (moving) centre */
+static void RigidVelocity(const TdBody *body, const PetscReal d[3], PetscReal v[3])
+{
+  const PetscReal *w = body->angular_velocity;
+  v[0]               = body->velocity[0] + w[1] * d[2] - w[2] * d[1];
+  v[1]               = body->velocity[1] + w[2] * d[0] - w[0] * d[2];
+  v[2]               = body->velocity[2] + w[0] * d[1] - w[1] * d[0];
+}
+
 void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, PetscReal x[3], PetscReal v[3])
 {
   PetscReal aa[3], R[9], RR0[9], d[3], rd[3];
@@ -163,12 +172,14 @@ void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, Pet
   for (PetscInt i = 0; i < 3; i++) d[i] = X[i] - body->center[i];
   for (PetscInt i = 0; i < 3; i++) rd[i] = RR0[3 * i] * d[0] + RR0[3 * i + 1] * d[1] + RR0[3 * i + 2] * d[2];
   for (PetscInt i = 0; i < 3; i++) x[i] = body->center[i] + body->velocity[i] * t + rd[i];
-  if (v) {
-    const PetscReal *w = body->angular_velocity;
-    v[0] = body->velocity[0] + w[1] * rd[2] - w[2] * rd[1];
-    v[1] = body->velocity[1] + w[2] * rd[0] - w[0] * rd[2];
-    v[2] = body->velocity[2] + w[0] * rd[1] - w[1] * rd[0];
-  }
+  if (v) RigidVelocity(body, rd, v);
+}
+
+void TdRigidBodyVelocityAt(const TdBody *body, const PetscReal x[3], PetscReal t, PetscReal v[3])
+{
+  PetscReal d[3];
+  for (PetscInt i = 0; i < 3; i++) d[i] = x[i] - body->center[i] - body->velocity[i] * t;
+  RigidVelocity(body, d, v);
 }
 
 void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3])

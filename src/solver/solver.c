@@ -175,6 +175,19 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscBool changed;
     PetscCall(TdFilmsCouplingUpdate(model, 0, model->q_ref, s->v, &changed, NULL));
   }
+  for (PetscInt fi = 0; fi < model->nfilms; fi++) {
+    /* Swift-Stieber films: the bound p_cav/p_ref of each pressure unknown (-inf elsewhere), for
+       the semismooth rows or the VI bounds (TdSolverSetFromOptions); BuildJacobian records the
+       film rows' diagonal slots when it is set */
+    const TdFilm *f = &model->films[fi];
+    if (f->cavitation != TD_CAVITATION_SWIFT_STIEBER) continue;
+    if (!s->ncp_shift) {
+      PetscCall(PetscMalloc1(s->N, &s->ncp_shift));
+      PetscCall(PetscCalloc1(s->N, &s->ncp_active));
+      for (PetscInt k = 0; k < s->N; k++) s->ncp_shift[k] = PETSC_NINFINITY;
+    }
+    for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++) s->ncp_shift[k] = f->p_cav / f->p_ref;
+  }
   PetscCall(BuildJacobian(s));
   PetscCall(SNESCreate(s->comm, &s->snes));
   PetscCall(SNESSetFunction(s->snes, s->R, TdSolverResidual, s));
@@ -266,22 +279,9 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
        row), so the matrix keeps its pattern and the factorisation can be reused.  With -snes_type
        vinewtonrsls (or vinewtonssls) PETSc's VI solver takes bounds instead; it factors the
        reduced matrix of the inactive set at every iteration. */
-    PetscBool cav = PETSC_FALSE;
-    for (PetscInt fi = 0; fi < s->model->nfilms; fi++)
-      if (s->model->films[fi].cavitation == TD_CAVITATION_SWIFT_STIEBER) cav = PETSC_TRUE;
+    const PetscBool cav = s->ncp_shift ? PETSC_TRUE : PETSC_FALSE; /* set in TdSolverCreate */
     PetscCall(PetscObjectTypeCompareAny((PetscObject)s->snes, &s->vi, SNESVINEWTONRSLS, SNESVINEWTONSSLS, ""));
-    if (cav) {
-      PetscCall(PetscMalloc1(s->N, &s->ncp_shift));
-      PetscCall(PetscCalloc1(s->N, &s->ncp_active));
-      for (PetscInt k = 0; k < s->N; k++) s->ncp_shift[k] = PETSC_NINFINITY;
-      for (PetscInt fi = 0; fi < s->model->nfilms; fi++) {
-        const TdFilm *f = &s->model->films[fi];
-        if (f->cavitation != TD_CAVITATION_SWIFT_STIEBER) continue;
-        for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++) s->ncp_shift[k] = f->p_cav / f->p_ref;
-      }
-      s->ncp = s->vi ? PETSC_FALSE : PETSC_TRUE;
-      if (s->ncp) PetscCall(BuildJacobian(s)); /* the film rows' diagonal slots */
-    }
+    s->ncp = cav && !s->vi ? PETSC_TRUE : PETSC_FALSE;
     if (cav && s->vi) {
       Vec          lo, up;
       PetscInt     rlo, rhi;
