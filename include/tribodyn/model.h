@@ -140,7 +140,8 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel model, PetscInt nfilms, char (*n
 PetscErrorCode TdFilmsDestroy(TdModel model);
 /* Film state at t for full coordinate and velocity vectors q, v: residual rows F = -R/scale of
    every film (written into r, indexed like U, rank-local full copy), film forces subtracted
-   from rfull (the body residual), total wall load and friction per film (3 each, may be NULL).
+   from rfull (the body residual; NULL: not wanted), total wall load and friction per film (3
+   each, may be NULL).
    If jac is not NULL the film Jacobian values are written there in the order of
    TdFilmsCOOPattern.  Returns PETSC_FALSE in *ok if a projection failed (message in film->miss). */
 PetscErrorCode TdFilmsAssemble(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok);

@@ -39,7 +39,7 @@ struct _p_TdSolver {
   PetscReal    *rot_work;        /* nthreads x 96 x 96 */
   PetscReal    jacobian_dt;       /* step size of the last assembled Jacobian (lagged Jacobians) */
   PetscCount   nfilm_coo;          /* film entries of the COO pattern (rank 0) */
-  PetscReal   *film_rfull, *film_r;/* scratch of the film Jacobian pass */
+  PetscReal   *film_r;            /* film rows of the Jacobian pass (the cavitation active set) */
   PetscReal   *film_load, *film_friction; /* films' load and friction at the last residual (rank 0) */
   PetscReal   *film_load_u, film_load_t;   /* ... its unknowns and time (-inf: none) */
   char         film_miss[512];     /* the last projection failure inside Newton */

@@ -214,7 +214,6 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecGetArrayRead(s->Useq, &u));
-    PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
     PetscCall(PetscArrayzero(s->film_r, s->N));
     {
       /* rank 0 holds the films' loads of the last residual; if that was this state (the end of
@@ -232,7 +231,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
         PetscCall(PetscArraycpy(load, s->film_load, 3 * m->nfilms));
         PetscCall(PetscArraycpy(friction, s->film_friction, 3 * m->nfilms));
         ok = PETSC_TRUE;
-      } else PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, 0, 0, s->film_rfull, s->film_r, NULL, load, friction, &ok));
+      } else PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, 0, 0, NULL, s->film_r, NULL, load, friction, &ok));
     }
     if (!ok)
       for (PetscInt f = 0; f < m->nfilms; f++)

@@ -730,8 +730,10 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
       }
       film_tractions_sens(&f->fluid, &f->contact, g->n[gp], &ps[gp], pq, gradp, fa[0], fa[1], &pc, coupled ? &ts : NULL);
     } else DryTractions(f, g->n[gp], &ps[gp], fa, &ts, dfa_dhdot);
-    AddFaceForce(m, &sw[gp], g->w[gp], fa[0], rfull);
-    AddFaceForce(m, &sb[gp], g->w[gp], fa[1], rfull);
+    if (rfull) {
+      AddFaceForce(m, &sw[gp], g->w[gp], fa[0], rfull);
+      AddFaceForce(m, &sb[gp], g->w[gp], fa[1], rfull);
+    }
     fn = Dot3(fa[0], g->n[gp]);
     for (PetscInt d = 0; d < 3; d++) {
       L[d] += g->w[gp] * fa[0][d];
@@ -794,7 +796,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       PetscReal   *block = m->film_work + (size_t)tid * ANCF3843_NDOF * ANCF3843_NDOF;
       PetscReal   *own   = m->film_work + (size_t)nthreads * ANCF3843_NDOF * ANCF3843_NDOF + (size_t)(tid - 1) * stride;
       PetscScalar *rf    = tid == 0 ? r + f->first_unknown : own;
-      PetscReal   *rb    = tid == 0 ? rfull : own + nrows;
+      PetscReal   *rb    = !rfull ? NULL : (tid == 0 ? rfull : own + nrows);
       PetscScalar *tqq   = tid == 0 ? jqq : (jac ? own + nrows + m->nfull : NULL);
       PetscScalar *tqp = NULL, *tpq = NULL;
       PetscReal    Lt[3] = {0, 0, 0}, Frt[3] = {0, 0, 0};
@@ -839,7 +841,8 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
     for (int tid = 1; tid < nthreads; tid++) {
       const PetscReal *own = m->film_work + (size_t)nthreads * ANCF3843_NDOF * ANCF3843_NDOF + (size_t)(tid - 1) * stride;
       for (PetscInt i = 0; i < nrows; i++) r[f->first_unknown + i] += own[i];
-      for (PetscInt i = 0; i < m->nfull; i++) rfull[i] += own[nrows + i];
+      if (rfull)
+        for (PetscInt i = 0; i < m->nfull; i++) rfull[i] += own[nrows + i];
       if (jac)
         for (PetscCount i = 0; i < ncpl; i++) jqq[i] += own[nrows + m->nfull + i];
     }

@@ -158,7 +158,6 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(PetscMalloc1(s->nthreads, &s->work));
   PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
   PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
-  PetscCall(AllocFull(nfull, &s->film_rfull));
   PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_load));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_friction));
@@ -361,7 +360,6 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->work));
   PetscCall(PetscFree(s->thread_r));
   PetscCall(PetscFree(s->rot_work));
-  PetscCall(PetscFree(s->film_rfull));
   PetscCall(PetscFree(s->film_r));
   PetscCall(PetscFree(s->film_load));
   PetscCall(PetscFree(s->film_friction));
@@ -609,10 +607,9 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     if (s->nfilm_coo) {
       PetscBool ok;
       PetscCall(VecGetArrayRead(s->Useq, &u));
-      PetscCall(PetscArrayzero(s->film_rfull, m->nfull));
       PetscCall(PetscArrayzero(s->film_r, s->N));
       PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
-      PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, ce, cv, s->film_rfull, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
+      PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
       PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
       if (!ok)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
