@@ -68,6 +68,10 @@ int      TdMeshGmshCompareTags(const void *a, const void *b);
 PetscInt TdMeshGmshFindTag(size_t n, const size_t tags[], size_t tag);
 /* The set called name, or NULL. */
 const TdMeshSet *TdMeshFindSet(const TdMesh *mesh, const char name[]);
+/* The local nodes (0..7, node n at xi = (n&1, n&2, n&4) -> +1) of local face f (0 xi=-1,
+   1 xi=+1, 2 eta=-1, 3 eta=+1, 4 zeta=-1, 5 zeta=+1), counter-clockwise in the face coordinates
+   (u, v): the corners (-1,-1), (1,-1), (1,1), (-1,1) of film_project_bilinear. */
+void TdMeshFaceCorners(PetscInt f, PetscInt corners[4]);
 /* Cell containing the reference point X and its local coordinates xi in [-1,1]^3; a point on the
    surface within rel_tol times the body's size counts as inside.  *cell = -1 if outside. */
 PetscErrorCode TdMeshLocatePoint(const TdMesh *mesh, const PetscReal X[3], PetscReal rel_tol, PetscInt *cell, PetscReal xi[3]);

@@ -221,12 +221,12 @@ static void TdSort4(PetscInt n[4])
     }
 }
 
-/* Corner n of local face f (0 xi=-1, 1 xi=+1, 2 eta=-1, 3 eta=+1, 4 zeta=-1, 5 zeta=+1). */
-static void TdFaceCorners(PetscInt f, PetscInt corners[4])
+void TdMeshFaceCorners(PetscInt f, PetscInt corners[4])
 {
-  PetscInt axis = f / 2, side = f % 2, k = 0;
-  for (PetscInt n = 0; n < 8; n++)
-    if (((n >> axis) & 1) == side) corners[k++] = n;
+  const PetscInt ax = f / 2, side = f % 2;
+  const PetscInt a1 = ax == 0 ? 1 : 0, a2 = ax == 2 ? 1 : 2; /* the face coordinates (u, v) */
+  const PetscInt uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  for (PetscInt k = 0; k < 4; k++) corners[k] = (side << ax) | (uv[k][0] << a1) | (uv[k][1] << a2);
 }
 
 static PetscReal TdDot(const PetscReal a[3], const PetscReal b[3])
@@ -554,7 +554,7 @@ static PetscErrorCode TdGmshBuildCells(MPI_Comm comm, const char source[], TdGms
     for (PetscInt f = 0; f < 6; f++) {
       TdFaceKey *key = &s->faces[6 * c + f];
       PetscInt   corners[4];
-      TdFaceCorners(f, corners);
+      TdMeshFaceCorners(f, corners);
       for (PetscInt k = 0; k < 4; k++) key->n[k] = mesh->cells[8 * c + corners[k]];
       TdSort4(key->n);
       key->cell = c;
@@ -708,7 +708,7 @@ static PetscErrorCode TdMeshBoxSets(MPI_Comm comm, const PetscReal box[6], TdMes
     for (PetscInt c = 0; c < mesh->ncells; c++)
       for (PetscInt f = 0; f < 6; f++) {
         PetscInt corners[4];
-        TdFaceCorners(f, corners);
+        TdMeshFaceCorners(f, corners);
         if (on[mesh->cells[8 * c + corners[0]]] && on[mesh->cells[8 * c + corners[1]]] && on[mesh->cells[8 * c + corners[2]]] && on[mesh->cells[8 * c + corners[3]]]) {
           faces[nf].cell = c;
           faces[nf].face = f;

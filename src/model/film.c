@@ -22,21 +22,6 @@ static const char *const profile_kinds[]    = {"none", "crown", "chamfer", "tabl
 
 static PetscReal Dot3(const PetscReal a[3], const PetscReal b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-/* The four corners of local face f of a cell, counter-clockwise around the outward normal in
-   (u, v) order: the bilinear corners (-1,-1), (1,-1), (1,1), (-1,1) of film_project_bilinear. */
-static void FaceCornerNodes(const PetscInt cell[8], PetscInt f, PetscInt corner[4])
-{
-  const PetscInt ax = f / 2, side = f % 2;
-  const PetscInt a1 = ax == 0 ? 1 : 0, a2 = ax == 2 ? 1 : 2; /* the face coordinates (u, v) */
-  const PetscInt uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-  for (PetscInt k = 0; k < 4; k++) {
-    PetscInt n = side << ax;
-    n |= uv[k][0] << a1;
-    n |= uv[k][1] << a2;
-    corner[k] = cell[n];
-  }
-}
-
 /* Frame of a film: offset and velocity of its nodes at t. */
 static void FrameMotion(TdModel m, const TdFilm *f, PetscReal t, PetscReal c[3], PetscReal cdot[3])
 {
@@ -98,7 +83,8 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
       const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
       FilmSurfacePoint pt;
       if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
-      FaceCornerNodes(&body->mesh.cells[8 * cell], set->faces[fi].face, corner);
+      TdMeshFaceCorners(set->faces[fi].face, corner);
+      for (PetscInt c = 0; c < 4; c++) corner[c] = body->mesh.cells[8 * cell + corner[c]];
       for (PetscInt c = 0; c < 4; c++) {
         for (PetscInt i = 0; i < 3; i++) X0[c][i] = body->mesh.X[3 * corner[c] + i];
         if (body->type == TD_BODY_ANCF)
