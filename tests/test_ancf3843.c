@@ -14,24 +14,7 @@
 
 enum { NS = ANCF3843_NSHAPE, ND = ANCF3843_NDOF };
 
-static int failures = 0;
-
-static void check(const char *what, double err, double tol)
-{
-  const int ok = err <= tol;
-  printf("%-4s %-72s err %.3e (tol %.1e)\n", ok ? "ok" : "FAIL", what, err, tol);
-  if (!ok) failures++;
-}
-
-/* deterministic uniform random numbers in [-1, 1] */
-static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
-static double urand(void)
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return 2.0 * ((double)(rng_state >> 11) / 9007199254740992.0) - 1.0;
-}
+#include "td_check.h"
 
 /* element used throughout: non-cubic on purpose, steel */
 static const double A_ = 0.02, B_ = 0.012, C_ = 0.005;
@@ -757,6 +740,5 @@ int main(void)
   test_uniform_stress();
   test_patch_and_bending();
 
-  printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
-  return failures ? 1 : 0;
+  return td_finish();
 }

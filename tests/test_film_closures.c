@@ -16,16 +16,7 @@
 #include <string.h>
 #include <tribodyn/film_kernels.h>
 
-static int failed = 0, checks = 0;
-
-static void Check(int ok, const char *what)
-{
-  checks++;
-  if (!ok) {
-    failed++;
-    printf("  FAILED: %s\n", what);
-  }
-}
+#include "td_check.h"
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Independent quadrature: exp-sinh (double exponential) rule for
@@ -297,6 +288,5 @@ int main(int argc, char **argv)
     Check(worst < 1e-3, "Phi_s branches meet at H = 5");
   }
 
-  printf("%d checks, %d failed\n", checks, failed);
-  return failed ? 1 : 0;
+  return td_finish();
 }

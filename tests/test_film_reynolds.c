@@ -23,15 +23,7 @@
 #include <string.h>
 #include <tribodyn/film_kernels.h>
 
-static int failed = 0, checks = 0;
-static void Check(int ok, const char *what)
-{
-  checks++;
-  if (!ok) {
-    failed++;
-    printf("  FAILED: %s\n", what);
-  }
-}
+#include "td_check.h"
 
 /* a warped quad (mm scale), counter-clockwise seen from +z */
 static const double XQ[4][3] = {{0.0, 0.0, 0.0}, {1.2e-3, 0.1e-3, 0.08e-3}, {1.1e-3, 1.0e-3, 0.15e-3}, {-0.1e-3, 0.9e-3, -0.05e-3}};
@@ -371,6 +363,5 @@ int main(void)
     Check(eL < 1e-14 && eD < 1e-6 && eC < 1e-6 && nonneg, "dry pressure");
   }
 
-  printf("%d checks, %d failed\n", checks, failed);
-  return failed ? 1 : 0;
+  return td_finish();
 }

@@ -25,37 +25,9 @@
 
 enum { NS = ANCF3843_NSHAPE, ND = ANCF3843_NDOF };
 
-static int failures = 0;
+#define TD_RNG_SEED 0x2545F4914F6CDD1Dull
+#include "td_check.h"
 
-static void check(const char *what, double err, double tol)
-{
-  const int ok = err <= tol; /* NaN fails */
-  printf("%-4s %-74s err %.3e (tol %.1e)\n", ok ? "ok" : "FAIL", what, err, tol);
-  if (!ok) failures++;
-}
-
-static unsigned long long rng_state = 0x2545F4914F6CDD1Dull;
-static double urand(void) /* uniform in [-1, 1] */
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return 2.0 * ((double)(rng_state >> 11) / 9007199254740992.0) - 1.0;
-}
-
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static double norm3(const double a[3]) { return sqrt(dot3(a, a)); }
-static void normalize3(double a[3])
-{
-  const double n = norm3(a);
-  for (int i = 0; i < 3; i++) a[i] /= n;
-}
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
 static double dist3(const double a[3], const double b[3])
 {
   const double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
@@ -933,10 +905,5 @@ int main(void)
   test_dhdt();
   printf("== 4. rate gradients and profiles ==\n");
   test_gradients_profiles();
-  if (failures) {
-    printf("%d check(s) FAILED\n", failures);
-    return 1;
-  }
-  printf("all projection checks passed\n");
-  return 0;
+  return td_finish();
 }

@@ -25,36 +25,7 @@
 
 enum { NS = ANCF3843_NSHAPE, ND = ANCF3843_NDOF };
 
-static int failures = 0;
-
-static void check(const char *what, double err, double tol)
-{
-  const int ok = err <= tol; /* NaN fails */
-  printf("%-4s %-70s err %.3e (tol %.1e)\n", ok ? "ok" : "FAIL", what, err, tol);
-  if (!ok) failures++;
-}
-
-static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
-static double urand(void) /* uniform in [-1, 1] */
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return 2.0 * ((double)(rng_state >> 11) / 9007199254740992.0) - 1.0;
-}
-
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static void normalize3(double a[3])
-{
-  const double n = sqrt(dot3(a, a));
-  for (int i = 0; i < 3; i++) a[i] /= n;
-}
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
+#include "td_check.h"
 
 /* rotation matrix exp(angle K), K the skew matrix of the unit vector k (Rodrigues) */
 static void rotation(const double k_in[3], double angle, double R[3][3])
@@ -330,10 +301,5 @@ int main(void)
     check("invalid face index / line parallel to the face: NaN outputs", nan1 ? 0.0 : 1.0, 0.0);
   }
   printf("time %.3f s\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
-  if (failures) {
-    printf("%d check(s) FAILED\n", failures);
-    return 1;
-  }
-  printf("all projection linearisation checks passed\n");
-  return 0;
+  return td_finish();
 }

@@ -15,38 +15,9 @@
 #include <string.h>
 #include <math.h>
 
-#ifndef TRIBODYN_SOURCE_DIR
-  #error "compile with -DTRIBODYN_SOURCE_DIR=..."
-#endif
+#include "td_check_petsc.h"
 
 static const char help[] = "Tests of the film surface mesh module.\n";
-
-static int         nfail = 0, ncheck = 0;
-static PetscMPIInt rank;
-
-#define CHECK(cond, ...) \
-  do { \
-    ncheck++; \
-    if (!(cond)) { \
-      nfail++; \
-      printf("[rank %d] FAIL %s:%d: ", (int)rank, __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
-
-/* Like PetscReturnErrorHandler (returns the code silently), recording the first message. */
-static char           last_error[4096];
-static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
-{
-  if (p == PETSC_ERROR_INITIAL && mess) snprintf(last_error, sizeof(last_error), "%s", mess);
-  return n;
-}
-
-static void MeshPath(char path[], size_t len, const char name[])
-{
-  snprintf(path, len, "%s/meshes/%s", TRIBODYN_SOURCE_DIR, name);
-}
 
 static void Cross(const PetscReal a[3], const PetscReal b[3], PetscReal c[3])
 {
@@ -508,7 +479,7 @@ static PetscErrorCode TestErrors(void)
 
 int main(int argc, char **argv)
 {
-  int  nfail_all = 0, ncheck_all = 0;
+  int  nfail_all = 0;
   char path[PETSC_MAX_PATH_LEN];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -534,9 +505,7 @@ int main(int argc, char **argv)
   }
   /* Mesh.ElementOrder = 2 of bad_second_order.geo must not leak into the next load */
   PetscCall(CheckFlat("meshes/flat_film_noflux.geo again, after the failed loads", path));
-  PetscCallMPI(MPI_Allreduce(&nfail, &nfail_all, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
-  PetscCallMPI(MPI_Allreduce(&ncheck, &ncheck_all, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %d of %d checks failed (all ranks)\n", nfail_all ? "FAILED" : "PASSED", nfail_all, ncheck_all));
+  PetscCall(TdChecksSummary(&nfail_all));
   PetscCall(PetscFinalize());
   return nfail_all ? 1 : 0;
 }
