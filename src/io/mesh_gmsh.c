@@ -17,6 +17,7 @@
   Every rank may call these functions on its own (the mesh is replicated); no MPI communication.
 */
 #include <tribodyn/mesh.h>
+#include <tribodyn/vec3.h>
 #include <gmshc.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -229,23 +230,6 @@ void TdMeshFaceCorners(PetscInt f, PetscInt corners[4])
   for (PetscInt k = 0; k < 4; k++) corners[k] = (side << ax) | (uv[k][0] << a1) | (uv[k][1] << a2);
 }
 
-static PetscReal TdDot(const PetscReal a[3], const PetscReal b[3])
-{
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static PetscReal TdNorm(const PetscReal a[3])
-{
-  return PetscSqrtReal(TdDot(a, a));
-}
-
-static void TdCross(const PetscReal a[3], const PetscReal b[3], PetscReal c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Cell frames                                                                                 */
 
@@ -308,8 +292,8 @@ static void TdChooseFrame(const PetscReal d[3][3], PetscReal axes[9], PetscInt p
       for (PetscInt i = 0; i < 3; i++) A[3 * K + i] = sign * v[i];
       score += PetscAbsReal(v[K]);
     }
-    TdCross(&A[0], &A[3], Z);
-    if (TdDot(Z, &A[6]) < 0) { /* left-handed: flip the axis least aligned with its global axis */
+    vec3_cross(&A[0], &A[3], Z);
+    if (vec3_dot(Z, &A[6]) < 0) { /* left-handed: flip the axis least aligned with its global axis */
       PetscInt J = 2;
       for (PetscInt K = 1; K >= 0; K--)
         if (PetscAbsReal(A[3 * K + K]) < PetscAbsReal(A[3 * J + J]) - tie) J = K;
@@ -336,17 +320,17 @@ static PetscErrorCode TdConvertHex(MPI_Comm comm, const char source[], PetscInt 
   for (PetscInt k = 0; k < 3; k++) {
     const int nb = k == 0 ? 1 : (k == 1 ? 3 : 4);
     for (PetscInt i = 0; i < 3; i++) e[k][i] = P[nb][i] - P[0][i];
-    L[k] = TdNorm(e[k]);
+    L[k] = vec3_norm(e[k]);
     Lmax = PetscMax(Lmax, L[k]);
   }
   PetscCheck(L[0] > 1e-12 * diag && L[1] > 1e-12 * diag && L[2] > 1e-12 * diag, comm, PETSC_ERR_USER_INPUT,
              "mesh %s: cell %" PetscInt_FMT " (Gmsh element %zu) is degenerate (edge lengths %g, %g, %g m); the ANCF 3843 element needs box cells. Check the mesh for collapsed hexahedra.", source, c, elemtag, (double)L[0], (double)L[1], (double)L[2]);
   for (PetscInt k = 0; k < 3; k++)
-    for (PetscInt l = k + 1; l < 3; l++) cosmax = PetscMax(cosmax, PetscAbsReal(TdDot(e[k], e[l])) / (L[k] * L[l]));
+    for (PetscInt l = k + 1; l < 3; l++) cosmax = PetscMax(cosmax, PetscAbsReal(vec3_dot(e[k], e[l])) / (L[k] * L[l]));
   for (PetscInt n = 0; n < 8; n++) {
     PetscReal x[3], r;
     for (PetscInt i = 0; i < 3; i++) x[i] = P[0][i] + td_gmsh_hex_uvw[n][0] * e[0][i] + td_gmsh_hex_uvw[n][1] * e[1][i] + td_gmsh_hex_uvw[n][2] * e[2][i] - P[n][i];
-    r = TdNorm(x) / Lmax;
+    r = vec3_norm(x) / Lmax;
     if (r > misfit) {
       misfit = r;
       worst  = n;
@@ -366,18 +350,18 @@ static PetscErrorCode TdConvertHex(MPI_Comm comm, const char source[], PetscInt 
     for (PetscInt k = 0; k < 3; k++)
       for (PetscInt i = 0; i < 3; i++) E[k][i] += 0.25 * (td_gmsh_hex_uvw[n][k] ? P[n][i] : -P[n][i]);
   for (PetscInt k = 0; k < 3; k++) {
-    ell[k] = TdNorm(E[k]);
+    ell[k] = vec3_norm(E[k]);
     for (PetscInt i = 0; i < 3; i++) d[k][i] = E[k][i] / ell[k];
   }
   TdChooseFrame(d, axes, perm);
   { /* exactly orthonormal: Gram-Schmidt in the order X, Y, Z = X x Y */
-    PetscReal *X = &axes[0], *Y = &axes[3], *Z = &axes[6], s, nx = TdNorm(X), ny;
+    PetscReal *X = &axes[0], *Y = &axes[3], *Z = &axes[6], s, nx = vec3_norm(X), ny;
     for (PetscInt i = 0; i < 3; i++) X[i] /= nx;
-    s = TdDot(X, Y);
+    s = vec3_dot(X, Y);
     for (PetscInt i = 0; i < 3; i++) Y[i] -= s * X[i];
-    ny = TdNorm(Y);
+    ny = vec3_norm(Y);
     for (PetscInt i = 0; i < 3; i++) Y[i] /= ny;
-    TdCross(X, Y, Z);
+    vec3_cross(X, Y, Z);
   }
   {
     PetscReal dev = 0;
@@ -387,7 +371,7 @@ static PetscErrorCode TdConvertHex(MPI_Comm comm, const char source[], PetscInt 
       for (PetscInt K = 0; K < 3; K++)
         for (PetscInt i = 0; i < 3; i++) axes[3 * K + i] = K == i ? 1.0 : 0.0;
   }
-  for (PetscInt K = 0; K < 3; K++) size[K] = PetscAbsReal(TdDot(E[perm[K]], &axes[3 * K]));
+  for (PetscInt K = 0; K < 3; K++) size[K] = PetscAbsReal(vec3_dot(E[perm[K]], &axes[3 * K]));
 
   /* ANCF corner n: bit I set if the corner lies on the + side of the centre along axis I. */
   for (PetscInt n = 0; n < 8; n++)
@@ -398,7 +382,7 @@ static PetscErrorCode TdConvertHex(MPI_Comm comm, const char source[], PetscInt 
     PetscInt  n = 0;
     for (PetscInt i = 0; i < 3; i++) x[i] = P[k][i] - C[i];
     for (PetscInt K = 0; K < 3; K++)
-      if (TdDot(x, &axes[3 * K]) > 0) n |= 1 << K;
+      if (vec3_dot(x, &axes[3 * K]) > 0) n |= 1 << K;
     used |= 1 << n;
     cell[n] = g[k];
   }
@@ -889,7 +873,7 @@ PetscErrorCode TdMeshLocatePoint(const TdMesh *mesh, const PetscReal X[3], Petsc
     const PetscReal *X0 = &mesh->X[3 * mesh->cells[8 * c]], *A = &mesh->axes[9 * c], *L = &mesh->size[3 * c];
     PetscReal        d[3] = {X[0] - X0[0], X[1] - X0[1], X[2] - X0[2]}, out = 0, loc[3];
     for (PetscInt K = 0; K < 3; K++) {
-      const PetscReal s = TdDot(d, &A[3 * K]); /* in [0, L_I] inside */
+      const PetscReal s = vec3_dot(d, &A[3 * K]); /* in [0, L_I] inside */
       out               = PetscMax(out, PetscMax(-s, s - L[K]));
       loc[K]            = 2 * s / L[K] - 1;
     }

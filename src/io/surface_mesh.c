@@ -24,6 +24,7 @@
   surface on its own.
 */
 #include <tribodyn/surface_mesh.h>
+#include <tribodyn/vec3.h>
 #include <tribodyn/mesh.h>
 #include <gmshc.h>
 #include <stdlib.h>
@@ -40,18 +41,6 @@
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers                                                                               */
-
-static void TdSurfCross(const PetscReal a[3], const PetscReal b[3], PetscReal c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static PetscReal TdSurfDot(const PetscReal a[3], const PetscReal b[3])
-{
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
 
 /* An edge of a quadrangle: nodes a < b, the quadrangle and its local edge k (from corner k to
    corner k+1). */
@@ -348,7 +337,7 @@ static PetscErrorCode TdSurfCheckQuads(MPI_Comm comm, const char source[], const
       d1[i] = mesh->X[3 * n[2] + i] - mesh->X[3 * n[0] + i];
       d2[i] = mesh->X[3 * n[3] + i] - mesh->X[3 * n[1] + i];
     }
-    TdSurfCross(d1, d2, nq);
+    vec3_cross(d1, d2, nq);
     for (PetscInt k = 0; k < 4; k++) {
       const PetscReal *x = &mesh->X[3 * n[k]], *xn = &mesh->X[3 * n[(k + 1) % 4]], *xp = &mesh->X[3 * n[(k + 3) % 4]];
       PetscReal        a[3], b[3], c[3];
@@ -356,8 +345,8 @@ static PetscErrorCode TdSurfCheckQuads(MPI_Comm comm, const char source[], const
         a[i] = xn[i] - x[i];
         b[i] = xp[i] - x[i];
       }
-      TdSurfCross(a, b, c);
-      PetscCheck(TdSurfDot(c, nq) > 0, comm, PETSC_ERR_USER_INPUT, "film surface %s: quadrangle %zu (Gmsh element tag) is degenerate or not convex at its corner %" PetscInt_FMT " (node %zu at (%g, %g, %g)); the film needs convex quadrangles with four distinct corners", source, s->qtags[q], k, s->nodetags[n[k]], (double)x[0], (double)x[1], (double)x[2]);
+      vec3_cross(a, b, c);
+      PetscCheck(vec3_dot(c, nq) > 0, comm, PETSC_ERR_USER_INPUT, "film surface %s: quadrangle %zu (Gmsh element tag) is degenerate or not convex at its corner %" PetscInt_FMT " (node %zu at (%g, %g, %g)); the film needs convex quadrangles with four distinct corners", source, s->qtags[q], k, s->nodetags[n[k]], (double)x[0], (double)x[1], (double)x[2]);
     }
   }
   PetscFunctionReturn(0);
@@ -634,10 +623,10 @@ PetscErrorCode TdSurfaceMeshCreateRectangle(const PetscReal origin[3], const Pet
     PetscCheck(!PetscIsInfOrNanReal(e1[i]), comm, PETSC_ERR_USER_INPUT, "film rectangle: the first side e1 = (%g, %g, %g) is not finite", (double)e1[0], (double)e1[1], (double)e1[2]);
     PetscCheck(!PetscIsInfOrNanReal(e2[i]), comm, PETSC_ERR_USER_INPUT, "film rectangle: the second side e2 = (%g, %g, %g) is not finite", (double)e2[0], (double)e2[1], (double)e2[2]);
   }
-  n1 = PetscSqrtReal(TdSurfDot(e1, e1));
-  n2 = PetscSqrtReal(TdSurfDot(e2, e2));
-  TdSurfCross(e1, e2, c);
-  nc = PetscSqrtReal(TdSurfDot(c, c));
+  n1 = PetscSqrtReal(vec3_dot(e1, e1));
+  n2 = PetscSqrtReal(vec3_dot(e2, e2));
+  vec3_cross(e1, e2, c);
+  nc = PetscSqrtReal(vec3_dot(c, c));
   PetscCheck(n1 > 0, comm, PETSC_ERR_USER_INPUT, "film rectangle: the first side e1 is the zero vector");
   PetscCheck(n2 > 0, comm, PETSC_ERR_USER_INPUT, "film rectangle: the second side e2 is the zero vector");
   PetscCheck(nc > 1e-12 * n1 * n2, comm, PETSC_ERR_USER_INPUT, "film rectangle: the sides e1 = (%g, %g, %g) and e2 = (%g, %g, %g) are parallel (degenerate parallelogram)", (double)e1[0], (double)e1[1], (double)e1[2], (double)e2[0], (double)e2[1], (double)e2[2]);

@@ -6,13 +6,12 @@
 #include <math.h>
 #include <stddef.h>
 #include <tribodyn/film_kernels.h>
-
-static inline double Dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+#include <tribodyn/vec3.h>
 
 /* T v = v - n (n . v) */
 static inline void TangentialPart(const double n[3], const double v[3], double out[3])
 {
-  const double nv = Dot3(n, v);
+  const double nv = vec3_dot(n, v);
   for (int k = 0; k < 3; k++) out[k] = v[k] - n[k] * nv;
 }
 
@@ -47,10 +46,10 @@ void film_quad_geometry(const double X[4][3], const double normal_hint[3], FilmQ
       }
     }
     for (int k = 0; k < 3; k++) g->x[q][k] = x[k];
-    const double G11 = Dot3(a1, a1), G12 = Dot3(a1, a2), G22 = Dot3(a2, a2);
+    const double G11 = vec3_dot(a1, a1), G12 = vec3_dot(a1, a2), G22 = vec3_dot(a2, a2);
     const double det = G11 * G22 - G12 * G12;
     double       c[3] = {a1[1] * a2[2] - a1[2] * a2[1], a1[2] * a2[0] - a1[0] * a2[2], a1[0] * a2[1] - a1[1] * a2[0]};
-    const double cn = sqrt(Dot3(c, c)), l1 = sqrt(G11);
+    const double cn = sqrt(vec3_dot(c, c)), l1 = sqrt(G11);
     if (!(det > 0.0) || !(cn > 0.0) || !(l1 > 0.0)) {
       g->w[q] = 0.0;
       for (int i = 0; i < 4; i++)
@@ -68,7 +67,7 @@ void film_quad_geometry(const double X[4][3], const double normal_hint[3], FilmQ
       for (int k = 0; k < 3; k++) g->gradN[q][i][k] = c1 * a1[k] + c2 * a2[k];
     }
     double sgn = -1.0 / cn;
-    if (normal_hint && sgn * Dot3(c, normal_hint) < 0.0) sgn = -sgn;
+    if (normal_hint && sgn * vec3_dot(c, normal_hint) < 0.0) sgn = -sgn;
     for (int k = 0; k < 3; k++) {
       g->n[q][k]  = sgn * c[k];
       g->t1[q][k] = a1[k] / l1;
@@ -116,7 +115,7 @@ void film_reynolds_quad(const FilmQuadGeometry *g, const FilmFluid *fluid, const
     TangentialPart(n, vd, Tvd);
     for (int j = 0; j < 4; j++)
       for (int k = 0; k < 3; k++) gp[k] += p[j] * g->gradN[q][j][k];
-    const double g1 = Dot3(t1, gp), g2 = Dot3(t2, gp);
+    const double g1 = vec3_dot(t1, gp), g2 = vec3_dot(t2, gp);
     const double cP = c12 * h * h * h;                                /* rho h^3 / (12 mu) */
     const double cC = 0.5 * rho * h * cl.phi_c, cS = 0.5 * rho * cl.phi_s * sigma;
     for (int k = 0; k < 3; k++) flux[k] = cC * Tvs[k] + cS * Tvd[k] - cP * (cl.phi_x * g1 * t1[k] + cl.phi_y * g2 * t2[k]);
@@ -125,9 +124,9 @@ void film_reynolds_quad(const FilmQuadGeometry *g, const FilmFluid *fluid, const
     double gi1[4], gi2[4];
     for (int i = 0; i < 4; i++) {
       const double *gN = g->gradN[q][i];
-      R[i] += w * (Dot3(flux, gN) - src * g->N[q][i]);
-      gi1[i] = Dot3(t1, gN);
-      gi2[i] = Dot3(t2, gN);
+      R[i] += w * (vec3_dot(flux, gN) - src * g->N[q][i]);
+      gi1[i] = vec3_dot(t1, gN);
+      gi2[i] = vec3_dot(t2, gN);
     }
     if (K)
       for (int i = 0; i < 4; i++)
@@ -144,7 +143,7 @@ void film_reynolds_quad(const FilmQuadGeometry *g, const FilmFluid *fluid, const
         const double *gN = g->gradN[q][i];
         double        TgN[3];
         TangentialPart(n, gN, TgN);
-        sens->dh[i][q]    = w * (Dot3(dflux, gN) - dsrc * g->N[q][i]);
+        sens->dh[i][q]    = w * (vec3_dot(dflux, gN) - dsrc * g->N[q][i]);
         sens->ddhdt[i][q] = -w * cl.phi_c * rho * g->N[q][i];
         for (int k = 0; k < 3; k++) {
           sens->dvw[i][q][k] = w * (cC + cS) * TgN[k];
@@ -179,7 +178,7 @@ void film_tractions_sens(const FilmFluid *fluid, const FilmContact *contact, con
   const double cpp = cl.phi_fp * 0.5 * h;
   for (int k = 0; k < 3; k++) d[k] = st->vb[k] - st->vw[k];
   TangentialPart(n, d, Td);
-  const double sn = sqrt(Dot3(Td, Td) + ve * ve), is = sn > 0.0 ? 1.0 / sn : 0.0;
+  const double sn = sqrt(vec3_dot(Td, Td) + ve * ve), is = sn > 0.0 ? 1.0 / sn : 0.0;
   for (int k = 0; k < 3; k++) that[k] = Td[k] * is;
 
   for (int k = 0; k < 3; k++) {

@@ -48,6 +48,7 @@
 #include "tribodyn/projection.h"
 
 #include "tribodyn/ancf3843.h"
+#include <tribodyn/vec3.h>
 
 #include <float.h>
 #include <math.h>
@@ -62,13 +63,10 @@
 #define PROJ_LS_MIN_STEP 1e-6
 #define PROJ_LS_MAX 12
 
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static double norm3(const double a[3]) { return sqrt(dot3(a, a)); }
-
 /* unit n and an orthonormal basis t1, t2 of the plane normal to it (t1 x t2 = n); -1 if n = 0 */
 static int tangent_basis(const double n_in[3], double n[3], double t1[3], double t2[3])
 {
-  const double nn = norm3(n_in);
+  const double nn = vec3_norm(n_in);
   if (!(nn > 0.0) || !isfinite(nn)) return -1;
   for (int i = 0; i < 3; i++) n[i] = n_in[i] / nn;
   /* the coordinate axis least aligned with n */
@@ -77,9 +75,9 @@ static int tangent_basis(const double n_in[3], double n[3], double t1[3], double
   if (fabs(n[2]) < fabs(n[m])) m = 2;
   double a[3] = {0.0, 0.0, 0.0};
   a[m] = 1.0;
-  const double an = dot3(a, n);
+  const double an = vec3_dot(a, n);
   for (int i = 0; i < 3; i++) t1[i] = a[i] - an * n[i];
-  const double tn = norm3(t1);
+  const double tn = vec3_norm(t1);
   for (int i = 0; i < 3; i++) t1[i] /= tn;
   t2[0] = n[1] * t1[2] - n[2] * t1[1];
   t2[1] = n[2] * t1[0] - n[0] * t1[2];
@@ -158,8 +156,8 @@ static void surface_eval(const Surface *sf, const double uv[2], FilmSurfacePoint
 
 static void residual(const double t1[3], const double t2[3], const double d[3], double R[2])
 {
-  R[0] = dot3(t1, d);
-  R[1] = dot3(t2, d);
+  R[0] = vec3_dot(t1, d);
+  R[1] = vec3_dot(t2, d);
 }
 
 /* Newton for P (r(uv) - x) = 0 from pt->uv (F6); see the header comment */
@@ -182,7 +180,7 @@ static int project_newton(const Surface *sf, double size, const double n_in[3], 
   int it = 0, converged = 0;
   for (;;) {
     const double rn = hypot(R[0], R[1]);
-    const double rtol = PROJ_RES_TOL * size + 4.0 * DBL_EPSILON * norm3(d);
+    const double rtol = PROJ_RES_TOL * size + 4.0 * DBL_EPSILON * vec3_norm(d);
     if (rn <= rtol) {
       converged = 1;
       break;
@@ -193,9 +191,9 @@ static int project_newton(const Surface *sf, double size, const double n_in[3], 
       ru[i] = cur.r_uv[i][0];
       rv[i] = cur.r_uv[i][1];
     }
-    const double J00 = dot3(t1, ru), J01 = dot3(t1, rv), J10 = dot3(t2, ru), J11 = dot3(t2, rv);
+    const double J00 = vec3_dot(t1, ru), J01 = vec3_dot(t1, rv), J10 = vec3_dot(t2, ru), J11 = vec3_dot(t2, rv);
     const double det = J00 * J11 - J01 * J10;
-    if (!(fabs(det) > PROJ_SINGULAR * norm3(ru) * norm3(rv))) break; /* line parallel to surface */
+    if (!(fabs(det) > PROJ_SINGULAR * vec3_norm(ru) * vec3_norm(rv))) break; /* line parallel to surface */
     double du[2] = {-(J11 * R[0] - J01 * R[1]) / det, -(-J10 * R[0] + J00 * R[1]) / det};
     double step = hypot(du[0], du[1]);
     if (!isfinite(step)) break;
@@ -229,7 +227,7 @@ static int project_newton(const Surface *sf, double size, const double n_in[3], 
     if (fabs(uv[0]) > PROJ_MAX_UV || fabs(uv[1]) > PROJ_MAX_UV) break; /* ran off the face */
   }
   *pt = cur;
-  pt->s = dot3(n, d);
+  pt->s = vec3_dot(n, d);
   pt->iterations = it;
   if (!converged) return -1;
   return (fabs(uv[0]) <= 1.0 + tol && fabs(uv[1]) <= 1.0 + tol) ? 0 : 1;
@@ -287,7 +285,7 @@ int film_project_bilinear(const double corners[4][3], const double x[3], const d
     d02[i] = corners[2][i] - corners[0][i];
     d13[i] = corners[3][i] - corners[1][i];
   }
-  const double size = fmax(norm3(d02), norm3(d13));
+  const double size = fmax(vec3_norm(d02), vec3_norm(d13));
   return project(&sf, size, n, tol, pt);
 }
 
@@ -303,12 +301,12 @@ int film_project_cylinder(const double p0[3], const double d_in[3], double R, co
   /* |w_perp + s n_perp|^2 = R^2 with the components normal to the axis */
   double w[3], wp[3], np[3];
   for (int i = 0; i < 3; i++) w[i] = x[i] - p0[i];
-  const double wd = dot3(w, d), nd = dot3(n, d);
+  const double wd = vec3_dot(w, d), nd = vec3_dot(n, d);
   for (int i = 0; i < 3; i++) {
     wp[i] = w[i] - wd * d[i];
     np[i] = n[i] - nd * d[i];
   }
-  const double A = dot3(np, np), B = dot3(wp, np), C = dot3(wp, wp) - R * R;
+  const double A = vec3_dot(np, np), B = vec3_dot(wp, np), C = vec3_dot(wp, wp) - R * R;
   pt->s = NAN;
   if (!(A > 1e-24)) return -1; /* line parallel to the axis */
   const double disc = B * B - A * C;
@@ -324,7 +322,7 @@ int film_project_cylinder(const double p0[3], const double d_in[3], double R, co
   for (int i = 0; i < 3; i++) pt->r[i] = x[i] + s * n[i];
   for (int i = 0; i < 3; i++) rad[i] = wp[i] + s * np[i]; /* r - axis point, normal to d */
   const double z = wd + s * nd;
-  const double theta = atan2(dot3(rad, e2), dot3(rad, e1));
+  const double theta = atan2(vec3_dot(rad, e2), vec3_dot(rad, e1));
   /* r(theta, z) = p0 + z d + R (cos theta e1 + sin theta e2), e2 = d x e1 */
   const double ct = cos(theta), st = sin(theta);
   for (int i = 0; i < 3; i++) {
@@ -352,9 +350,9 @@ double film_point_normal_rate_frame(const FilmSurfacePoint *pt, const double n_i
     ru[i] = pt->r_uv[i][0];
     rv[i] = pt->r_uv[i][1];
   }
-  const double J00 = dot3(t1, ru), J01 = dot3(t1, rv), J10 = dot3(t2, ru), J11 = dot3(t2, rv);
+  const double J00 = vec3_dot(t1, ru), J01 = vec3_dot(t1, rv), J10 = vec3_dot(t2, ru), J11 = vec3_dot(t2, rv);
   const double det = J00 * J11 - J01 * J10;
-  if (!(fabs(det) > PROJ_SINGULAR * norm3(ru) * norm3(rv))) {
+  if (!(fabs(det) > PROJ_SINGULAR * vec3_norm(ru) * vec3_norm(rv))) {
     if (ddot_dv) ddot_dv[0] = ddot_dv[1] = ddot_dv[2] = NAN;
     if (uvdot) uvdot[0] = uvdot[1] = NAN;
     if (duvdot_dv)
@@ -364,7 +362,7 @@ double film_point_normal_rate_frame(const FilmSurfacePoint *pt, const double n_i
   /* g = P (v - xdot) - s P ndot,  uvdot = -J^-1 g */
   double w[3];
   for (int i = 0; i < 3; i++) w[i] = v[i] - (xdot ? xdot[i] : 0.0) - (ndot ? pt->s * ndot[i] : 0.0);
-  const double g0 = dot3(t1, w), g1 = dot3(t2, w);
+  const double g0 = vec3_dot(t1, w), g1 = vec3_dot(t2, w);
   const double ud[2] = {-(J11 * g0 - J01 * g1) / det, -(-J10 * g0 + J00 * g1) / det};
   double rate = 0.0;
   for (int i = 0; i < 3; i++) rate += n[i] * (v[i] + ru[i] * ud[0] + rv[i] * ud[1]);
@@ -374,7 +372,7 @@ double film_point_normal_rate_frame(const FilmSurfacePoint *pt, const double n_i
   }
   if (ddot_dv) {
     /* n - P^T J^-T m,  m = r_uv^T n */
-    const double m0 = dot3(ru, n), m1 = dot3(rv, n);
+    const double m0 = vec3_dot(ru, n), m1 = vec3_dot(rv, n);
     const double y0 = (J11 * m0 - J10 * m1) / det, y1 = (-J01 * m0 + J00 * m1) / det;
     for (int i = 0; i < 3; i++) ddot_dv[i] = n[i] - y0 * t1[i] - y1 * t2[i];
   }
@@ -401,7 +399,7 @@ double film_profile_eval(const FilmProfile *prof, const double X[3], double dhdX
   if (!prof) return 0.0;
   double Xc[3];
   for (int i = 0; i < 3; i++) Xc[i] = X[i] - prof->center[i];
-  const double s = dot3(prof->axis, Xc);
+  const double s = vec3_dot(prof->axis, Xc);
   switch (prof->type) {
   case FILM_PROFILE_CROWN:
     if (prof->half_length > 0.0) {
@@ -587,9 +585,9 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
     }
   for (int i = 0; i < 3; i++) r2[i][1][0] = r2[i][0][1];
   double rucol[3] = {ru[0][0], ru[1][0], ru[2][0]}, rvcol[3] = {ru[0][1], ru[1][1], ru[2][1]};
-  const double J00 = dot3(t1, rucol), J01 = dot3(t1, rvcol), J10 = dot3(t2, rucol), J11 = dot3(t2, rvcol);
+  const double J00 = vec3_dot(t1, rucol), J01 = vec3_dot(t1, rvcol), J10 = vec3_dot(t2, rucol), J11 = vec3_dot(t2, rvcol);
   const double det = J00 * J11 - J01 * J10;
-  if (!bad && !(fabs(det) > PROJ_SINGULAR * norm3(rucol) * norm3(rvcol))) bad = 1;
+  if (!bad && !(fabs(det) > PROJ_SINGULAR * vec3_norm(rucol) * vec3_norm(rvcol))) bad = 1;
   if (bad) {
     double *all = (double *)lin;
     for (size_t j = 0; j < sizeof(*lin) / sizeof(double); j++) all[j] = NAN;
@@ -601,13 +599,13 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
     A[0][i] = (J11 * t1[i] - J01 * t2[i]) / det;
     A[1][i] = (-J10 * t1[i] + J00 * t2[i]) / det;
   }
-  const double m[2] = {dot3(rucol, n), dot3(rvcol, n)};
+  const double m[2] = {vec3_dot(rucol, n), vec3_dot(rvcol, n)};
   double g[3], w[3];
   for (int i = 0; i < 3; i++) {
     g[i] = n[i] - A[0][i] * m[0] - A[1][i] * m[1];
     w[i] = v[i] - (xdot ? xdot[i] : 0.0);
   }
-  const double ud[2] = {-dot3(A[0], w), -dot3(A[1], w)};
+  const double ud[2] = {-vec3_dot(A[0], w), -vec3_dot(A[1], w)};
   /* W = v_uv + r_uvuv[uvdot], cr = g^T W */
   double W[3][2];
   for (int i = 0; i < 3; i++)
@@ -654,7 +652,7 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
   }
   for (int i = 0; i < 3; i++) {
     p[i] = A[0][i] * q[0] + A[1][i] * q[1];
-    HXdot[i] = dot3(H[i], Xdot);
+    HXdot[i] = vec3_dot(H[i], Xdot);
   }
   double dd[2];
   for (int bb = 0; bb < 2; bb++) {

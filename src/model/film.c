@@ -12,6 +12,7 @@
 */
 #include <tribodyn/model.h>
 #include <tribodyn/options.h>
+#include <tribodyn/vec3.h>
 #include <errno.h>
 #include <omp.h>
 #include <string.h>
@@ -19,8 +20,6 @@
 static const char *const film_models[]      = {"reynolds", "dry", NULL};
 static const char *const film_cavitations[] = {"none", "swift_stieber", NULL};
 static const char *const profile_kinds[]    = {"none", "crown", "chamfer", "table", NULL};
-
-static PetscReal Dot3(const PetscReal a[3], const PetscReal b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /* Frame of a film: offset and velocity of its nodes at t. */
 static void FrameMotion(TdModel m, const TdFilm *f, PetscReal t, PetscReal c[3], PetscReal cdot[3])
@@ -62,7 +61,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     TdRigidBodyPoint(body, &body->cylinder[0], cyl_t, p0, NULL);
     TdRigidBodyPoint(body, &body->cylinder[3], cyl_t, p1, NULL);
     for (PetscInt i = 0; i < 3; i++) d[i] = p1[i] - p0[i];
-    len = PetscSqrtReal(Dot3(d, d));
+    len = PetscSqrtReal(vec3_dot(d, d));
     for (PetscInt i = 0; i < 3; i++) d[i] /= len;
     if (film_project_cylinder(p0, d, body->cylinder[6], x, n, &hit->pt) != 0) PetscFunctionReturn(0);
     hit->face = 0;
@@ -97,14 +96,14 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
         for (PetscInt c = 0; c < 4; c++)
           for (PetscInt i = 0; i < 3; i++) cen[i] += 0.25 * C[c][i];
         for (PetscInt i = 0; i < 3; i++) d[i] = cen[i] - x[i];
-        dn = Dot3(d, n);
+        dn = vec3_dot(d, n);
         for (PetscInt i = 0; i < 3; i++) d[i] -= dn * n[i];
         for (PetscInt c = 0; c < 4; c++) {
           PetscReal e[3];
           for (PetscInt i = 0; i < 3; i++) e[i] = C[c][i] - cen[i];
-          diam = PetscMax(diam, PetscSqrtReal(Dot3(e, e)));
+          diam = PetscMax(diam, PetscSqrtReal(vec3_dot(e, e)));
         }
-        if (PetscSqrtReal(Dot3(d, d)) > 1.5 * diam) continue;
+        if (PetscSqrtReal(vec3_dot(d, d)) > 1.5 * diam) continue;
       }
       pt = hit->pt;
       if (fi != hit->face) pt.uv[0] = pt.uv[1] = 0;
@@ -193,7 +192,7 @@ static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit
     *ok = PETSC_FALSE;
     PetscFunctionReturn(0);
   }
-  ps->h    = Dot3(n, sb->r) - Dot3(n, sw->r) + sw->prof + sb->prof;
+  ps->h    = vec3_dot(n, sb->r) - vec3_dot(n, sw->r) + sw->prof + sb->prof;
   ps->dhdt = sb->rate - sw->rate + sw->prof_rate + sb->prof_rate;
   if (f->model == TD_FILM_REYNOLDS && !(ps->h > 0)) {
     /* the Reynolds film is not defined for h <= 0 (h^3, mu/h): an invalid iterate, which Newton
@@ -650,9 +649,9 @@ static void DryTractions(const TdFilm *f, const PetscReal n[3], const FilmPointS
   PetscReal dpdh, dpdhdot, pN = film_dry_pressure(ps->h, ps->dhdt, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, &dpdh, &dpdhdot);
   PetscReal u[3], un, tu[3], sn, that[3], dt[3][3];
   for (PetscInt d = 0; d < 3; d++) u[d] = ps->vb[d] - ps->vw[d];
-  un = Dot3(u, n);
+  un = vec3_dot(u, n);
   for (PetscInt d = 0; d < 3; d++) tu[d] = u[d] - un * n[d];
-  sn = PetscSqrtReal(Dot3(tu, tu) + f->contact.v_eps * f->contact.v_eps);
+  sn = PetscSqrtReal(vec3_dot(tu, tu) + f->contact.v_eps * f->contact.v_eps);
   for (PetscInt d = 0; d < 3; d++) that[d] = tu[d] / sn;
   for (PetscInt i = 0; i < 3; i++)
     for (PetscInt j = 0; j < 3; j++) dt[i][j] = ((i == j) - n[i] * n[j] - that[i] * that[j]) / sn;
@@ -720,7 +719,7 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
       AddFaceForce(m, &sw[gp], g->w[gp], fa[0], rfull);
       AddFaceForce(m, &sb[gp], g->w[gp], fa[1], rfull);
     }
-    fn = Dot3(fa[0], g->n[gp]);
+    fn = vec3_dot(fa[0], g->n[gp]);
     for (PetscInt d = 0; d < 3; d++) {
       L[d] += g->w[gp] * fa[0][d];
       Fr[d] += g->w[gp] * (fa[0][d] - fn * g->n[gp][d]);
@@ -865,7 +864,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
         for (PetscInt gp = 0; gp < 4; gp++)
           for (PetscInt d = 0; d < 3; d++) f->node_normal[3 * f->surface.quads[4 * qd + k] + d] += f->geometry[qd].n[gp][d];
     for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
-      PetscReal *nrm = &f->node_normal[3 * nd], l = PetscSqrtReal(Dot3(nrm, nrm));
+      PetscReal *nrm = &f->node_normal[3 * nd], l = PetscSqrtReal(vec3_dot(nrm, nrm));
       for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
     }
   }
@@ -949,7 +948,7 @@ static PetscErrorCode ParseFace(TdModel m, TdFilm *f, const char which[], TdFilm
     PetscCall(TdOptionsRealPositive(pre, "profile_width", "chamfer: length of the ramp", "m", 1e-3, PETSC_TRUE, &s->profile.width, NULL));
     PetscCall(TdOptionsString(pre, "profile_table", "table profile: CSV s [m], h [m] along the profile axis", NULL, table, sizeof table, &tset));
     {
-      PetscReal l = PetscSqrtReal(Dot3(s->profile.axis, s->profile.axis));
+      PetscReal l = PetscSqrtReal(vec3_dot(s->profile.axis, s->profile.axis));
       if (!(l > 0)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_profile_axis: the axis must not be zero", pre);
       for (PetscInt i = 0; i < 3; i++) s->profile.axis[i] /= l;
     }
@@ -1123,9 +1122,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
             a[d] = X[1][d] - X[0][d] + X[2][d] - X[3][d];
             b[d] = X[3][d] - X[0][d] + X[2][d] - X[1][d];
           }
-          h0[0] = a[1] * b[2] - a[2] * b[1];
-          h0[1] = a[2] * b[0] - a[0] * b[2];
-          h0[2] = a[0] * b[1] - a[1] * b[0];
+          vec3_cross(a, b, h0);
           film_quad_geometry(X, h0, &f->geometry[qd]);
           probe.face = -1;
           PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &s1, &ok));
@@ -1172,9 +1169,9 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
           out[0] = sign * (t[1][0] * t[2][1] - t[2][0] * t[1][1]);
           out[1] = sign * (t[2][0] * t[0][1] - t[0][0] * t[2][1]);
           out[2] = sign * (t[0][0] * t[1][1] - t[1][0] * t[0][1]);
-          len    = PetscSqrtReal(Dot3(out, out));
+          len    = PetscSqrtReal(vec3_dot(out, out));
           for (PetscInt d = 0; d < 3; d++) out[d] /= len;
-          if (sgn[k] * Dot3(out, f->geometry[0].n[0]) < 0.5)
+          if (sgn[k] * vec3_dot(out, f->geometry[0].n[0]) < 0.5)
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the faces %s:%s and %s:%s do not face each other (the %s's outward normal does not point %s the film); choose faces whose outward normals oppose", p, m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face, k ? "base" : "wall", k ? "into" : "across");
         }
       }
