@@ -66,6 +66,8 @@ void           TdMeshGmshClose(void);
 /* Gmsh node tags: qsort comparison, and the index of tag in the sorted array tags[n] (-1 if absent). */
 int      TdMeshGmshCompareTags(const void *a, const void *b);
 PetscInt TdMeshGmshFindTag(size_t n, const size_t tags[], size_t tag);
+/* Frees the arrays gmshModelMeshGetElements returned. */
+void TdMeshGmshFreeElements(int *types, size_t **etags, size_t *etags_n, size_t etags_nn, size_t **ntags, size_t *ntags_n, size_t ntags_nn);
 /* The set called name, or NULL. */
 const TdMeshSet *TdMeshFindSet(const TdMesh *mesh, const char name[]);
 /* The local nodes (0..7, node n at xi = (n&1, n&2, n&4) -> +1) of local face f (0 xi=-1,

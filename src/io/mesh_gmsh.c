@@ -169,6 +169,17 @@ static void TdGmshEnd(void)
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers                                                                               */
 
+void TdMeshGmshFreeElements(int *types, size_t **etags, size_t *etags_n, size_t etags_nn, size_t **ntags, size_t *ntags_n, size_t ntags_nn)
+{
+  for (size_t t = 0; t < etags_nn; t++) gmshFree(etags[t]);
+  for (size_t t = 0; t < ntags_nn; t++) gmshFree(ntags[t]);
+  gmshFree(types);
+  gmshFree(etags);
+  gmshFree(etags_n);
+  gmshFree(ntags);
+  gmshFree(ntags_n);
+}
+
 int TdMeshGmshCompareTags(const void *a, const void *b)
 {
   size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -449,13 +460,7 @@ static PetscErrorCode TdGmshReadHexes(MPI_Comm comm, const char source[], TdGmsh
       PetscCall(TdMeshGmshCheck(comm, 0, PETSC_ERR_LIB, "gmshModelMeshGetElementProperties", source));
     }
   }
-  for (size_t t = 0; t < etags_nn; t++) gmshFree(etags[t]);
-  for (size_t t = 0; t < ntags_nn; t++) gmshFree(ntags[t]);
-  gmshFree(types);
-  gmshFree(etags);
-  gmshFree(etags_n);
-  gmshFree(ntags);
-  gmshFree(ntags_n);
+  TdMeshGmshFreeElements(types, etags, etags_n, etags_nn, ntags, ntags_n, ntags_nn);
   PetscCheck(s->nhex == 0 || (s->hextags && s->hexnodes), comm, PETSC_ERR_MEM, "mesh %s: out of memory for %zu hexahedra", source, s->nhex);
   PetscCheck(order2 < 0, comm, PETSC_ERR_USER_INPUT, "mesh %s: has second- or higher-order hexahedra (Gmsh element type %" PetscInt_FMT "); tribodyn needs first-order 8-node hexahedra (set Mesh.ElementOrder = 1)", source, order2);
   PetscCheck(s->nhex > 0, comm, PETSC_ERR_USER_INPUT, "mesh %s: contains no hexahedra%s%s%s; tribodyn bodies need 8-node hexahedra that are rectangular boxes (use Transfinite and Recombine in the .geo)", source, nother ? " (3-D elements: " : "", other, nother ? ")" : "");
@@ -648,13 +653,7 @@ static PetscErrorCode TdGmshReadSets(MPI_Comm comm, const char source[], TdGmshS
           if (bad) badtag = etags[t][q];
         }
       }
-      for (size_t t = 0; t < etags_nn; t++) gmshFree(etags[t]);
-      for (size_t t = 0; t < ntags_nn; t++) gmshFree(ntags[t]);
-      gmshFree(types);
-      gmshFree(etags);
-      gmshFree(etags_n);
-      gmshFree(ntags);
-      gmshFree(ntags_n);
+      TdMeshGmshFreeElements(types, etags, etags_n, etags_nn, ntags, ntags_n, ntags_nn);
       if (bad) gmshFree(ents);
       if (bad) gmshFree(groups);
       PetscCheck(bad != 1, comm, PETSC_ERR_USER_INPUT, "mesh %s: surface group \"%s\" contains element %zu of Gmsh type %d, not a 4-node quadrangle; surface groups must consist of faces of the hexahedra (Recombine the surfaces, first order)", source, name, badtag, badtype);

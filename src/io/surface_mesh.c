@@ -109,17 +109,6 @@ static PetscErrorCode TdSurfScratchDestroy(TdSurfScratch *s)
 }
 
 /* Free the arrays returned by gmshModelMeshGetElements(). */
-static void TdSurfFreeElements(int *types, size_t **etags, size_t *etags_n, size_t etags_nn, size_t **ntags, size_t *ntags_n, size_t ntags_nn)
-{
-  for (size_t t = 0; t < etags_nn; t++) gmshFree(etags[t]);
-  for (size_t t = 0; t < ntags_nn; t++) gmshFree(ntags[t]);
-  gmshFree(types);
-  gmshFree(etags);
-  gmshFree(etags_n);
-  gmshFree(ntags);
-  gmshFree(ntags_n);
-}
-
 /* Description of a 2-D element type that is not a 4-node quadrangle. */
 static void TdSurfTypeName(int type, char name[], size_t len)
 {
@@ -266,7 +255,7 @@ static PetscErrorCode TdSurfReadQuads(MPI_Comm comm, const char source[], TdSurf
         nothertot += etags_n[t];
       }
     }
-    TdSurfFreeElements(types, etags, etags_n, etags_nn, ntags, ntags_n, ntags_nn);
+    TdMeshGmshFreeElements(types, etags, etags_n, etags_nn, ntags, ntags_n, ntags_nn);
     if (ierr || perr) (void)PetscFree(ents);
     PetscCall(TdMeshGmshCheck(comm, ierr, PETSC_ERR_LIB, "gmshModelMeshGetElements", source));
     PetscCall(perr);
@@ -524,7 +513,7 @@ static PetscErrorCode TdSurfReadGroups(MPI_Comm comm, const char source[], TdSur
           }
         }
       }
-      TdSurfFreeElements(types, etags, etags_n, etags_nn, ntags, ntags_n, ntags_nn);
+      TdMeshGmshFreeElements(types, etags, etags_n, etags_nn, ntags, ntags_n, ntags_nn);
       if (ierr || bad) {
         gmshFree(ents);
         gmshFree(groups);
