@@ -130,6 +130,22 @@ PetscErrorCode TdOptionsBool(const char prefix[], const char name[], const char 
   PetscFunctionReturn(0);
 }
 
+/* The default of an array option for -help: comma-separated reals (r) or integers (i), or
+   "none" when the option has no default. */
+static PetscErrorCode DefaultList(PetscInt n, const PetscReal r[], const PetscInt i[], char d[], size_t len)
+{
+  PetscFunctionBegin;
+  d[0] = 0;
+  if (!r && !i) PetscCall(PetscStrncpy(d, "none", len));
+  for (PetscInt k = 0; (r || i) && k < n; k++) {
+    size_t l;
+    PetscCall(PetscStrlen(d, &l));
+    if (r) PetscCall(PetscSNPrintf(d + l, len - l, k ? ",%g" : "%g", (double)r[k]));
+    else PetscCall(PetscSNPrintf(d + l, len - l, k ? ",%" PetscInt_FMT : "%" PetscInt_FMT, i[k]));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdOptionsRealArray(const char prefix[], const char name[], const char help[], const char unit[], PetscInt n, const PetscReal def[], PetscReal values[], PetscBool *set)
 {
   char      full[256], d[256] = "";
@@ -138,13 +154,7 @@ PetscErrorCode TdOptionsRealArray(const char prefix[], const char name[], const 
   PetscFunctionBegin;
   PetscCall(FullName(prefix, name, full, sizeof full));
   PetscCall(Record(full));
-  if (def) {
-    for (PetscInt i = 0; i < n; i++) {
-      size_t l;
-      PetscCall(PetscStrlen(d, &l));
-      PetscCall(PetscSNPrintf(d + l, sizeof d - l, i ? ",%g" : "%g", (double)def[i]));
-    }
-  } else PetscCall(PetscStrcpy(d, "none"));
+  PetscCall(DefaultList(n, def, NULL, d, sizeof d));
   PetscCall(Help(full, d, help, unit));
   if (def)
     for (PetscInt i = 0; i < n; i++) values[i] = def[i];
@@ -164,13 +174,7 @@ PetscErrorCode TdOptionsIntArray(const char prefix[], const char name[], const c
   PetscFunctionBegin;
   PetscCall(FullName(prefix, name, full, sizeof full));
   PetscCall(Record(full));
-  if (def) {
-    for (PetscInt i = 0; i < n; i++) {
-      size_t l;
-      PetscCall(PetscStrlen(d, &l));
-      PetscCall(PetscSNPrintf(d + l, sizeof d - l, i ? ",%" PetscInt_FMT : "%" PetscInt_FMT, def[i]));
-    }
-  } else PetscCall(PetscStrcpy(d, "none"));
+  PetscCall(DefaultList(n, NULL, def, d, sizeof d));
   PetscCall(Help(full, d, help, NULL));
   if (def)
     for (PetscInt i = 0; i < n; i++) values[i] = def[i];
