@@ -48,6 +48,7 @@ struct _p_TdSolver {
   PetscReal    fnorm0, fnorm_best;  /* of the current solve */
   PetscInt     it_best;
   PetscReal    block_atol[3], block_rtol;
+  PetscBool    ksp_atol_given; /* -ksp_atol given: the Krylov tolerance is not tied to the Newton test */
   PetscBool    monitor_blocks;
   PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
   PetscReal    test_jacobian_time; /* ... from the first step ending after this time */

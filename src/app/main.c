@@ -8,6 +8,9 @@
 #include <tribodyn/options.h>
 #include <tribodyn/output.h>
 #include <tribodyn/solver.h>
+#include <dlfcn.h>
+#include <strings.h>
+#include <unistd.h>
 
 static const char help[] = "tribodyn: flexible multibody dynamics with ANCF 3843 solid elements, generalised-alpha\n"
                            "time stepping and one PETSc SNES per step (formulation.md).\n"
@@ -345,6 +348,30 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
   PetscFunctionReturn(0);
 }
 
+/*
+  OpenBLAS picks its kernels for the CPU when it is loaded, before main.  The version of Debian 12
+  (0.3.21) does not know recent Xeons (family 6, model 207 on the development machine) and falls
+  back to its generic Prescott (SSE3) kernels, which made MUMPS's factorisations 1.5x and the
+  whole lubricated slider-guide run 1.2x slower.  When OpenBLAS has fallen back like that on a
+  CPU with AVX-512 or AVX2, and OPENBLAS_CORETYPE was not set, the program starts itself again
+  (same process, before MPI) with the matching kernels named.  Setting OPENBLAS_CORETYPE, to any
+  core, turns this off.
+*/
+static void SelectBlasKernels(char **argv)
+{
+  char *(*corename)(void);
+  const char *core = NULL;
+  if (getenv("OPENBLAS_CORETYPE")) return;
+  *(void **)&corename = dlsym(RTLD_DEFAULT, "openblas_get_corename");
+  if (!corename || strcasecmp(corename(), "prescott")) return;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) core = "SkylakeX";
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) core = "Haswell";
+  if (!core || setenv("OPENBLAS_CORETYPE", core, 1)) return;
+  execv("/proc/self/exe", argv); /* returns only on failure: go on with the generic kernels */
+  unsetenv("OPENBLAS_CORETYPE");
+}
+
 int main(int argc, char **argv)
 {
   TdModel        model  = NULL;
@@ -355,8 +382,14 @@ int main(int argc, char **argv)
   PetscErrorCode ierr;
   MPI_Comm       comm;
 
+  SelectBlasKernels(argv);
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   comm = PETSC_COMM_WORLD;
+  {
+    char *(*corename)(void);
+    *(void **)&corename = dlsym(RTLD_DEFAULT, "openblas_get_corename");
+    if (corename) PetscCall(PetscInfo(NULL, "OpenBLAS kernels: %s\n", corename()));
+  }
   PetscCall(TdOptionsInitialize(comm));
   if (TdOptionsHelpRequested()) PetscCall((*PetscHelpPrintf)(comm, "%s", option_reference));
   PetscCall(ReadRunControl(comm, &rc));

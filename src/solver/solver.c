@@ -330,6 +330,7 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
     PetscCall(SNESGetTolerances(s->snes, &atol_opt, &rtol, NULL, NULL, NULL));
     s->block_rtol = rtol;
     if (atol_opt != atol) s->block_atol[0] = s->block_atol[2] = atol_opt; /* -snes_atol given: it rules */
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-ksp_atol", &s->ksp_atol_given));
   }
   PetscFunctionReturn(0);
 }
@@ -875,6 +876,20 @@ static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, P
       *reason = it == 0 ? SNES_CONVERGED_FNORM_ABS : SNES_CONVERGED_FNORM_RELATIVE;
       PetscFunctionReturn(0);
     }
+  }
+  if (!s->ksp_atol_given) {
+    /* The Krylov solve of this iteration needs only a linear residual well below the smallest
+       block tolerance (a tenth of it: each block's share of the 2-norm is then below a tenth
+       of its own tolerance); the quadratic error of the Newton step is usually larger.  Below
+       that the relative tolerance (1e-10) rules, as before.  Solving to 1e-10 of a predictor
+       residual dominated by the bodies over-solved by about two orders. */
+    KSP       ksp;
+    PetscReal rtol, atol, dtol, thr = PETSC_MAX_REAL;
+    PetscInt  maxits;
+    for (PetscInt b = 0; b < 3; b++) thr = PetscMin(thr, PetscMax(s->block_atol[b], s->block_rtol * s->block_norm0[b]));
+    PetscCall(SNESGetKSP(snes, &ksp));
+    PetscCall(KSPGetTolerances(ksp, &rtol, &atol, &dtol, &maxits));
+    PetscCall(KSPSetTolerances(ksp, rtol, 0.1 * thr, dtol, maxits));
   }
   if (it > 0 && snorm <= 1e-12 * xnorm) {
     *reason = SNES_CONVERGED_SNORM_RELATIVE;
