@@ -69,6 +69,10 @@ struct _p_TdSolver {
   PetscReal    pc_dt;
   TdSolveMode  pc_mode;
   PetscInt     factorizations;
+  /* film pressure predictor: the start of a step extrapolates this rank's film unknowns
+     linearly from the last step (their rate), instead of keeping them */
+  PetscBool    extrapolate_pressure, have_pressure_rate;
+  PetscScalar *film_u_start, *film_u_rate; /* this rank's film unknowns: start of step, rate [1/s] */
   /* statistics since the last call of TdSolverTakeStatistics */
   PetscInt     newton_its, linear_its, steps, rejected, pattern_rebuilds;
 };

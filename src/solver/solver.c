@@ -193,11 +193,13 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(SNESSetJacobian(s->snes, s->J, s->J, TdSolverJacobian, s));
   galpha_params(1.0, &s->ga);
   s->max_halvings = 6;
+  s->extrapolate_pressure = PETSC_TRUE;
   *out            = s;
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx);
+static PetscErrorCode FilmRange(TdSolver s, PetscInt *lo, PetscInt *hi);
 
 PetscErrorCode TdSolverSetFromOptions(TdSolver s)
 {
@@ -210,6 +212,12 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   galpha_params(rho_inf, &s->ga);
   PetscCall(TdOptionsInt(NULL, "test_jacobian", "check the first N Newton Jacobians against central differences of the residual and print ||J - J_fd||_F/||J||_F (0: off)", 0, &s->test_jacobian, NULL));
   PetscCall(TdOptionsReal(NULL, "test_jacobian_time", "start the -test_jacobian checks with the first time step that ends after this time (0: with the first Jacobian, also of the initial acceleration solve)", "s", s->test_jacobian_time, &s->test_jacobian_time, NULL));
+  {
+    PetscInt lo = 0, hi = 0;
+    PetscCall(TdOptionsBool(NULL, "extrapolate_pressure", "start each step's Newton solve from film pressures extrapolated linearly from the last step (false: from the last pressures)", s->extrapolate_pressure, &s->extrapolate_pressure, NULL));
+    PetscCall(FilmRange(s, &lo, &hi));
+    if (hi > lo && !s->film_u_start) PetscCall(PetscMalloc2(hi - lo, &s->film_u_start, hi - lo, &s->film_u_rate));
+  }
   PetscCall(TdOptionsInt(NULL, "max_step_halvings", "times a step whose Newton solve fails is halved before the run stops", s->max_halvings, &s->max_halvings, NULL));
   if (s->max_halvings < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -max_step_halvings must not be negative");
   PetscCall(TdOptionsInt(NULL, "refactor_its", "Newton-Krylov: keep the LU of an earlier Jacobian as the preconditioner while the Krylov solves take at most this many iterations (0: factor every Jacobian)", 12, &s->refactor_its, NULL));
@@ -367,6 +375,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->film_load_u));
   PetscCall(PetscFree(s->ncp_shift));
   PetscCall(PetscFree(s->ncp_active));
+  PetscCall(PetscFree2(s->film_u_start, s->film_u_rate));
   PetscCall(PetscFree(s->film_coo_rows));
   PetscCall(PetscFree(s->ncp_diag));
   PetscCall(PetscFree(s));
@@ -992,6 +1001,74 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
   PetscFunctionReturn(0);
 }
 
+/*
+  Film pressure predictor.  The bodies' predictor is generalised-alpha's (q + dt v + dt^2/2 a);
+  the film unknowns have no rate of their own, and keeping p_n made them the largest part of the
+  first Newton step.  Extrapolating linearly, p = p_n + dt (p_n - p_{n-1})/dt_{n-1}, starts
+  Newton nearer the solution; on the cavitation bound the prediction is cut at p_cav.  The film
+  range of the unknowns is [nfree, row_offset).
+*/
+static PetscErrorCode FilmRange(TdSolver s, PetscInt *lo, PetscInt *hi)
+{
+  PetscInt rlo, rhi;
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(s->U, &rlo, &rhi));
+  *lo = PetscMax(rlo, s->model->nfree);
+  *hi = PetscMax(*lo, PetscMin(rhi, s->model->row_offset));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PredictPressures(TdSolver s, PetscReal dt)
+{
+  PetscInt     lo = 0, hi = 0, rlo = 0;
+  PetscScalar *u;
+  PetscFunctionBegin;
+  PetscCall(FilmRange(s, &lo, &hi));
+  if (hi == lo || !s->film_u_start) PetscFunctionReturn(0);
+  PetscCall(VecGetOwnershipRange(s->U, &rlo, NULL));
+  PetscCall(VecGetArray(s->U, &u));
+  for (PetscInt k = lo; k < hi; k++) {
+    PetscScalar *uk = &u[k - rlo];
+    s->film_u_start[k - lo] = *uk;
+    if (s->extrapolate_pressure && s->have_pressure_rate) {
+      *uk += dt * s->film_u_rate[k - lo];
+      if (s->ncp_shift && PetscRealPart(*uk) < s->ncp_shift[k]) *uk = s->ncp_shift[k];
+    }
+  }
+  PetscCall(VecRestoreArray(s->U, &u));
+  PetscFunctionReturn(0);
+}
+
+/* before halving a failed step: the film unknowns of the step's start (p_n) */
+static PetscErrorCode RestorePressures(TdSolver s)
+{
+  PetscInt     lo = 0, hi = 0, rlo = 0;
+  PetscScalar *u;
+  PetscFunctionBegin;
+  PetscCall(FilmRange(s, &lo, &hi));
+  if (hi == lo || !s->film_u_start) PetscFunctionReturn(0);
+  PetscCall(VecGetOwnershipRange(s->U, &rlo, NULL));
+  PetscCall(VecGetArray(s->U, &u));
+  for (PetscInt k = lo; k < hi; k++) u[k - rlo] = s->film_u_start[k - lo];
+  PetscCall(VecRestoreArray(s->U, &u));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode UpdatePressureRate(TdSolver s, PetscReal dt)
+{
+  PetscInt           lo = 0, hi = 0, rlo = 0;
+  const PetscScalar *u;
+  PetscFunctionBegin;
+  PetscCall(FilmRange(s, &lo, &hi));
+  if (hi == lo || !s->film_u_start) PetscFunctionReturn(0);
+  PetscCall(VecGetOwnershipRange(s->U, &rlo, NULL));
+  PetscCall(VecGetArrayRead(s->U, &u));
+  for (PetscInt k = lo; k < hi; k++) s->film_u_rate[k - lo] = (u[k - rlo] - s->film_u_start[k - lo]) / dt;
+  PetscCall(VecRestoreArrayRead(s->U, &u));
+  s->have_pressure_rate = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
 {
   TdModel   m = s->model;
@@ -1005,6 +1082,7 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   /* The film-body coupling pattern follows the iterates: the first Jacobian that meets a face
      pair outside it rebuilds it (TdSolverJacobian). */
   PetscCall(SetUnknowns(s, s->q1, s->lambda));
+  PetscCall(PredictPressures(s, dt));
   PetscCall(VecCopy(s->U, s->U0));
   PetscCall(Solve(s, &ok));
   if (!ok && m->nfilms) {
@@ -1036,11 +1114,13 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
     if (depth >= s->max_halvings)
       SETERRQ(s->comm, PETSC_ERR_NOT_CONVERGED, "Newton did not converge at t = %g s (%s) even after halving the step %" PetscInt_FMT " times (dt = %g s)%s%s; try a smaller -dt, more -max_step_halvings, or look at -snes_monitor -snes_converged_reason", (double)s->t, SNESConvergedReasons[reason], depth, (double)dt, s->film_miss[0] ? "; last film problem: " : "", s->film_miss);
     PetscCall(PetscInfo(s->snes, "step at t = %g with dt = %g failed (%s); halving\n", (double)s->t, (double)dt, SNESConvergedReasons[reason]));
+    PetscCall(RestorePressures(s));
     PetscCall(StepRecursive(s, dt / 2, depth + 1));
     PetscCall(StepRecursive(s, dt / 2, depth + 1));
     PetscFunctionReturn(0);
   }
   PetscCall(GetMultipliers(s));
+  PetscCall(UpdatePressureRate(s, dt));
   for (PetscInt i = 0; i < m->nfull; i++) {
     s->q[i]   = s->q1[i];
     s->v[i]   = s->v1[i];
