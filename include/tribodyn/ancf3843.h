@@ -94,6 +94,23 @@ void ancf3843_force_and_tangent(const Ancf3843Geometry *geo, const Ancf3843Mater
                                 const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
                                 double c_e, double c_v, double Q[ANCF3843_NDOF],
                                 double K[ANCF3843_NDOF * ANCF3843_NDOF], Ancf3843Work *work);
+/* On a face of the cell.  Local face f = 0..5 lies at xi = -1, +1, eta = -1, +1, zeta = -1, +1;
+   its face coordinates (u, v) are the two free element coordinates in increasing order
+   (f = 0,1: (eta, zeta); 2,3: (xi, zeta); 4,5: (xi, eta)), and I0 < I1 the two in-face material
+   axes.  There only 12 of the 32 shape functions can be nonzero: those of the 4 nodes on the face
+   without their normal-slope function.  Every other one is exactly 0, value and in-face
+   derivatives alike: a function of a node off the face carries the linear factor
+   (1 + xi_f xi_n) = 0, and the normal-slope function of a face node carries
+   (1 + xi_f xi_n)^2 (xi_f xi_n - 1) = 0 (F1). */
+#define ANCF3843_FACE_NSHAPE 12
+/* The shape functions that can be nonzero on face f, in increasing order (node by node). */
+void ancf3843_face_shapes(int face, int k[ANCF3843_FACE_NSHAPE]);
+/* Those functions at face coordinates uv, S[j] = S_k(j), and their material derivatives along
+   the two in-face axes, dSdX[0][j] = dS_k(j)/dX_I0, dSdX[1][j] = dS_k(j)/dX_I1: the values of
+   ancf3843_shape_and_gradient at the face point, computed by the same expressions (so the same
+   numbers), at about a quarter of the cost. */
+void ancf3843_face_shape_and_gradient(double a, double b, double c, int face, const double uv[2],
+                                      double S[ANCF3843_FACE_NSHAPE], double dSdX[2][ANCF3843_FACE_NSHAPE]);
 /* r = sum_k S_k e_k at xi; dr[I] = dr/dX_I if dr is not NULL (3 x 3, dr[I][i]). */
 void ancf3843_interpolate(double a, double b, double c, const double xi[3],
                           const double e[ANCF3843_NDOF], double r[3], double dr[3][3]);

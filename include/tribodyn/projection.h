@@ -23,6 +23,20 @@ typedef struct {
   int    iterations;
 } FilmSurfacePoint;
 
+/* The line x + s n of a film point, in the form the kernels use: n normalised and the
+   orthonormal basis P = [t1; t2] of the plane normal to it (t1 x t2 = n; t1 from the coordinate
+   axis least aligned with n).  ok = 0 if n is zero or not finite (then every kernel given the
+   line fails as it does for such an n).  Each kernel below that takes n forms the line itself;
+   its *_line variant takes one formed once by film_line_init, with the same results, for a
+   caller that projects one film point onto several surfaces and evaluates rates and
+   linearisations there (forming the line, two square roots and six divisions on one dependency
+   chain, is a good part of a warm-started projection). */
+typedef struct {
+  double n[3], t1[3], t2[3];
+  int    ok;
+} FilmLine;
+void film_line_init(const double n[3], FilmLine *line);
+
 /* (F6) Newton on the face coordinates for T (r(u,v) - x) = 0, T = I - n n^T, starting from uv.
    e: the cell's 96 coordinates in its material frame (as ancf3843.h).  Returns 0 if converged
    inside the face (|u|, |v| <= 1 + tol), 1 if converged outside it, -1 if Newton failed (line
@@ -31,11 +45,15 @@ typedef struct {
    the returned point. */
 int film_project_ancf_face(double a, double b, double c, int face, const double e[96],
                            const double x[3], const double n[3], double tol, FilmSurfacePoint *pt);
+int film_project_ancf_face_line(double a, double b, double c, int face, const double e[96],
+                                const double x[3], const FilmLine *line, double tol, FilmSurfacePoint *pt);
 
 /* The same for a bilinear quad given by its 4 current corner positions (rigid faces), corners
    counter-clockwise: r(u,v) = sum N_k(u,v) X_k. */
 int film_project_bilinear(const double corners[4][3], const double x[3], const double n[3], double tol,
                           FilmSurfacePoint *pt);
+int film_project_bilinear_line(const double corners[4][3], const double x[3], const FilmLine *line, double tol,
+                               FilmSurfacePoint *pt);
 
 /* Intersection of the line x + s n with the cylinder of axis point p0, unit axis d, radius R:
    the root with the smallest |s|.  Returns 0, or -1 if the line misses the cylinder (or is
@@ -61,6 +79,9 @@ double film_point_normal_rate(const FilmSurfacePoint *pt, const double n[3], con
 double film_point_normal_rate_frame(const FilmSurfacePoint *pt, const double n[3],
                                     const double ndot[3], const double v[3], const double xdot[3],
                                     double ddot_dv[3], double uvdot[2], double duvdot_dv[2][3]);
+double film_point_normal_rate_line(const FilmSurfacePoint *pt, const FilmLine *line, const double ndot[3],
+                                   const double v[3], const double xdot[3], double ddot_dv[3], double uvdot[2],
+                                   double duvdot_dv[2][3]);
 
 /* Surface profiles carried by the material points (F7): h_prof(X) >= 0 opens the film. */
 typedef enum { FILM_PROFILE_NONE, FILM_PROFILE_CROWN, FILM_PROFILE_CHAMFER, FILM_PROFILE_TABLE } FilmProfileType;
@@ -106,5 +127,9 @@ typedef struct {
 void film_linearize_ancf_face(double a, double b, double c, int face, const double e[96], const double edot[96],
                               const double eref[96], const FilmProfile *prof, const double x[3], const double n[3],
                               const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin);
+void film_linearize_ancf_face_line(double a, double b, double c, int face, const double e[96], const double edot[96],
+                                   const double eref[96], const FilmProfile *prof, const double x[3],
+                                   const FilmLine *line, const double xdot[3], const FilmSurfacePoint *pt,
+                                   FilmFaceLinearization *lin);
 
 #endif

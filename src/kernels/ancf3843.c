@@ -75,43 +75,98 @@ enum {
   ND = ANCF3843_NDOF
 };
 
+/* The four shape functions of corner node n (F1) at xi, S4[j] = S_(4n+j), and their material
+   gradients G4[I][j] = dS_(4n+j)/dX_I.  r2 = |xi|^2 and g = (2/a, 2/b, 2/c) = dxi/dX are the
+   node-independent factors.  One body for the whole-cell and the face evaluations, so that both
+   give the same numbers. */
+static inline void shape_node(double a, double b, double c, const double xi[3], double r2, const double g[3],
+                              int n, double S4[4], double G4[3][4])
+{
+  const double x = xi[0], y = xi[1], z = xi[2];
+  const double ga = g[0], gb = g[1], gc = g[2];
+  const double xn = (n & 1) ? 1.0 : -1.0, yn = (n & 2) ? 1.0 : -1.0, zn = (n & 4) ? 1.0 : -1.0;
+  const double u = 1.0 + x * xn, v = 1.0 + y * yn, w = 1.0 + z * zn;
+  const double gg = 2.0 + x * xn + y * yn + z * zn - r2;
+  /* slope factors: p(t) = t_n (1 + t t_n)^2 (t t_n - 1), p'(t) = (1 + t t_n)(3 t t_n - 1) */
+  const double px = xn * u * u * (x * xn - 1.0), py = yn * v * v * (y * yn - 1.0),
+               pz = zn * w * w * (z * zn - 1.0);
+  const double dpx = u * (3.0 * x * xn - 1.0), dpy = v * (3.0 * y * yn - 1.0),
+               dpz = w * (3.0 * z * zn - 1.0);
+  if (S4) {
+    S4[0] = u * v * w * gg / 16.0;
+    S4[1] = a / 32.0 * px * v * w;
+    S4[2] = b / 32.0 * u * py * w;
+    S4[3] = c / 32.0 * u * v * pz;
+  }
+  if (G4) {
+    G4[0][0] = v * w * (xn * gg + u * (xn - 2.0 * x)) / 16.0 * ga;
+    G4[1][0] = u * w * (yn * gg + v * (yn - 2.0 * y)) / 16.0 * gb;
+    G4[2][0] = u * v * (zn * gg + w * (zn - 2.0 * z)) / 16.0 * gc;
+    /* the factor a/32 times 2/a is 1/16, likewise for b and c */
+    G4[0][1] = dpx * v * w / 16.0;
+    G4[1][1] = a / 32.0 * px * yn * w * gb;
+    G4[2][1] = a / 32.0 * px * v * zn * gc;
+    G4[0][2] = b / 32.0 * xn * py * w * ga;
+    G4[1][2] = u * dpy * w / 16.0;
+    G4[2][2] = b / 32.0 * u * py * zn * gc;
+    G4[0][3] = c / 32.0 * xn * v * pz * ga;
+    G4[1][3] = c / 32.0 * u * yn * pz * gb;
+    G4[2][3] = u * v * dpz / 16.0;
+  }
+}
+
 /* Shape functions (F1) and their material gradients at xi; S or dSdX may be NULL. */
 static void shape_eval(double a, double b, double c, const double xi[3], double *S,
                        double (*dSdX)[NS])
 {
-  const double x = xi[0], y = xi[1], z = xi[2];
-  const double r2 = x * x + y * y + z * z;
-  const double ga = 2.0 / a, gb = 2.0 / b, gc = 2.0 / c; /* dxi/dX, deta/dY, dzeta/dZ */
+  const double r2 = xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2];
+  const double g[3] = {2.0 / a, 2.0 / b, 2.0 / c}; /* dxi/dX, deta/dY, dzeta/dZ */
   for (int n = 0; n < ANCF3843_NODES; n++) {
-    const double xn = (n & 1) ? 1.0 : -1.0, yn = (n & 2) ? 1.0 : -1.0, zn = (n & 4) ? 1.0 : -1.0;
-    const double u = 1.0 + x * xn, v = 1.0 + y * yn, w = 1.0 + z * zn;
-    const double g = 2.0 + x * xn + y * yn + z * zn - r2;
-    /* slope factors: p(t) = t_n (1 + t t_n)^2 (t t_n - 1), p'(t) = (1 + t t_n)(3 t t_n - 1) */
-    const double px = xn * u * u * (x * xn - 1.0), py = yn * v * v * (y * yn - 1.0),
-                 pz = zn * w * w * (z * zn - 1.0);
-    const double dpx = u * (3.0 * x * xn - 1.0), dpy = v * (3.0 * y * yn - 1.0),
-                 dpz = w * (3.0 * z * zn - 1.0);
-    const int k = 4 * n;
-    if (S) {
-      S[k] = u * v * w * g / 16.0;
-      S[k + 1] = a / 32.0 * px * v * w;
-      S[k + 2] = b / 32.0 * u * py * w;
-      S[k + 3] = c / 32.0 * u * v * pz;
+    double S4[4], G4[3][4];
+    shape_node(a, b, c, xi, r2, g, n, S ? S4 : NULL, dSdX ? G4 : NULL);
+    for (int j = 0; j < 4; j++) {
+      if (S) S[4 * n + j] = S4[j];
+      if (dSdX)
+        for (int I = 0; I < 3; I++) dSdX[I][4 * n + j] = G4[I][j];
     }
-    if (dSdX) {
-      dSdX[0][k] = v * w * (xn * g + u * (xn - 2.0 * x)) / 16.0 * ga;
-      dSdX[1][k] = u * w * (yn * g + v * (yn - 2.0 * y)) / 16.0 * gb;
-      dSdX[2][k] = u * v * (zn * g + w * (zn - 2.0 * z)) / 16.0 * gc;
-      /* the factor a/32 times 2/a is 1/16, likewise for b and c */
-      dSdX[0][k + 1] = dpx * v * w / 16.0;
-      dSdX[1][k + 1] = a / 32.0 * px * yn * w * gb;
-      dSdX[2][k + 1] = a / 32.0 * px * v * zn * gc;
-      dSdX[0][k + 2] = b / 32.0 * xn * py * w * ga;
-      dSdX[1][k + 2] = u * dpy * w / 16.0;
-      dSdX[2][k + 2] = b / 32.0 * u * py * zn * gc;
-      dSdX[0][k + 3] = c / 32.0 * xn * v * pz * ga;
-      dSdX[1][k + 3] = c / 32.0 * u * yn * pz * gb;
-      dSdX[2][k + 3] = u * v * dpz / 16.0;
+  }
+}
+
+void ancf3843_face_shapes(int face, int k[ANCF3843_FACE_NSHAPE])
+{
+  const int fix = face / 2, side = face & 1;
+  int j = 0;
+  for (int n = 0; n < ANCF3843_NODES; n++) {
+    if (((n >> fix) & 1) != side) continue;
+    for (int s = 0; s < 4; s++)
+      if (s != 1 + fix) k[j++] = 4 * n + s;
+  }
+}
+
+void ancf3843_face_shape_and_gradient(double a, double b, double c, int face, const double uv[2],
+                                      double S[ANCF3843_FACE_NSHAPE], double dSdX[2][ANCF3843_FACE_NSHAPE])
+{
+  /* face and axes stay run-time values: specialised on them, the compiler folds the fixed
+     coordinate's +-1 into the sums (r2, g) and rounds differently from the whole-cell routine */
+  const int fix = face / 2, side = face & 1;
+  const int I0 = fix == 0 ? 1 : 0, I1 = fix == 2 ? 1 : 2;
+  double xi[3];
+  xi[fix] = side ? 1.0 : -1.0;
+  xi[I0] = uv[0];
+  xi[I1] = uv[1];
+  const double r2 = xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2];
+  const double g[3] = {2.0 / a, 2.0 / b, 2.0 / c};
+  int j = 0;
+  for (int n = 0; n < ANCF3843_NODES; n++) {
+    double S4[4], G4[3][4];
+    if (((n >> fix) & 1) != side) continue;
+    shape_node(a, b, c, xi, r2, g, n, S4, G4);
+    for (int s = 0; s < 4; s++) {
+      if (s == 1 + fix) continue;
+      S[j] = S4[s];
+      dSdX[0][j] = G4[I0][s];
+      dSdX[1][j] = G4[I1][s];
+      j++;
     }
   }
 }

@@ -63,26 +63,46 @@
 #define PROJ_LS_MIN_STEP 1e-6
 #define PROJ_LS_MAX 12
 
-/* unit n and an orthonormal basis t1, t2 of the plane normal to it (t1 x t2 = n); -1 if n = 0 */
+/* unit n and an orthonormal basis t1, t2 of the plane normal to it (t1 x t2 = n); -1 if n = 0.
+   t1 is e_m - n_m n normalised, e_m the coordinate axis least aligned with n.  Written on scalars
+   (the axis picked by selects, one rounding per component of e_m - n_m n by fma) so that nothing
+   goes through memory: the version on small arrays indexed by m stalled on store forwarding, in a
+   function called two or three times per projected point. */
 static int tangent_basis(const double n_in[3], double n[3], double t1[3], double t2[3])
 {
   const double nn = vec3_norm(n_in);
   if (!(nn > 0.0) || !isfinite(nn)) return -1;
-  for (int i = 0; i < 3; i++) n[i] = n_in[i] / nn;
-  /* the coordinate axis least aligned with n */
+  const double u0 = n_in[0] / nn, u1 = n_in[1] / nn, u2 = n_in[2] / nn;
   int m = 0;
-  if (fabs(n[1]) < fabs(n[m])) m = 1;
-  if (fabs(n[2]) < fabs(n[m])) m = 2;
-  double a[3] = {0.0, 0.0, 0.0};
-  a[m] = 1.0;
-  const double an = vec3_dot(a, n);
-  for (int i = 0; i < 3; i++) t1[i] = a[i] - an * n[i];
-  const double tn = vec3_norm(t1);
-  for (int i = 0; i < 3; i++) t1[i] /= tn;
-  t2[0] = n[1] * t1[2] - n[2] * t1[1];
-  t2[1] = n[2] * t1[0] - n[0] * t1[2];
-  t2[2] = n[0] * t1[1] - n[1] * t1[0];
+  double um = u0; /* n_m = e_m . n */
+  if (fabs(u1) < fabs(um)) {
+    m = 1;
+    um = u1;
+  }
+  if (fabs(u2) < fabs(um)) {
+    m = 2;
+    um = u2;
+  }
+  const double w[3] = {fma(-um, u0, m == 0 ? 1.0 : 0.0), fma(-um, u1, m == 1 ? 1.0 : 0.0), fma(-um, u2, m == 2 ? 1.0 : 0.0)};
+  const double tn = vec3_norm(w);
+  const double w0 = w[0] / tn, w1 = w[1] / tn, w2 = w[2] / tn;
+  n[0] = u0;
+  n[1] = u1;
+  n[2] = u2;
+  t1[0] = w0;
+  t1[1] = w1;
+  t1[2] = w2;
+  t2[0] = u1 * w2 - u2 * w1;
+  t2[1] = u2 * w0 - u0 * w2;
+  t2[2] = u0 * w1 - u1 * w0;
   return 0;
+}
+
+void film_line_init(const double n[3], FilmLine *line)
+{
+  line->ok = tangent_basis(n, line->n, line->t1, line->t2) == 0;
+  if (!line->ok)
+    for (int i = 0; i < 3; i++) line->n[i] = line->t1[i] = line->t2[i] = NAN;
 }
 
 /* The surface being projected on. */
@@ -90,12 +110,16 @@ typedef struct {
   int kind; /* 0 ANCF face, 1 bilinear quad */
   double h[3];
   int face;
+  int active[ANCF3843_FACE_NSHAPE]; /* ANCF face: the shape functions that can be nonzero on it */
   const double *e;
   const double (*corners)[3];
   const double *x;
 } Surface;
 
-/* r, r_uv, S, dS_uv, xi at uv, and d = r - x (accumulated relative to x) */
+/* r, r_uv, S, dS_uv, xi at uv, and d = r - x (accumulated relative to x).  On an ANCF face only
+   the entries of S and dS_uv of the face's 12 active functions are written: the caller clears p
+   once, and the other 20 stay 0, which they are exactly (ancf3843.h).  Skipping them leaves every
+   sum unchanged (each skipped term is an exact 0). */
 static void surface_eval(const Surface *sf, const double uv[2], FilmSurfacePoint *p, double d[3])
 {
   p->uv[0] = uv[0];
@@ -111,12 +135,14 @@ static void surface_eval(const Surface *sf, const double uv[2], FilmSurfacePoint
     p->xi[fix] = (sf->face & 1) ? 1.0 : -1.0;
     p->xi[i0] = uv[0];
     p->xi[i1] = uv[1];
-    double dSdX[3][ANCF3843_NSHAPE];
-    ancf3843_shape_and_gradient(sf->h[0], sf->h[1], sf->h[2], p->xi, p->S, dSdX);
+    double Sf[ANCF3843_FACE_NSHAPE], dSdX[2][ANCF3843_FACE_NSHAPE];
+    ancf3843_face_shape_and_gradient(sf->h[0], sf->h[1], sf->h[2], sf->face, uv, Sf, dSdX);
     const double g0 = 0.5 * sf->h[i0], g1 = 0.5 * sf->h[i1]; /* dX/dxi */
     const double *e = sf->e;
-    for (int k = 0; k < ANCF3843_NSHAPE; k++) {
-      const double S = p->S[k], Su = dSdX[i0][k] * g0, Sv = dSdX[i1][k] * g1;
+    for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++) {
+      const int k = sf->active[j];
+      const double S = Sf[j], Su = dSdX[0][j] * g0, Sv = dSdX[1][j] * g1;
+      p->S[k] = S;
       p->dS_uv[0][k] = Su;
       p->dS_uv[1][k] = Sv;
       const int pos = (k & 3) == 0;
@@ -161,21 +187,23 @@ static void residual(const double t1[3], const double t2[3], const double d[3], 
 }
 
 /* Newton for P (r(uv) - x) = 0 from pt->uv (F6); see the header comment */
-static int project_newton(const Surface *sf, double size, const double n_in[3], double tol,
+static int project_newton(const Surface *sf, double size, const FilmLine *line, double tol,
                           FilmSurfacePoint *pt)
 {
-  double n[3], t1[3], t2[3];
-  FilmSurfacePoint cur, trial;
+  const double *n = line->n, *t1 = line->t1, *t2 = line->t2;
+  /* the current point and the trial of the line search, swapped rather than copied (the point
+     is large); cleared once, as surface_eval expects */
+  FilmSurfacePoint buf[2], *cur = &buf[0], *trial = &buf[1];
   double uv[2] = {pt->uv[0], pt->uv[1]};
   if (!isfinite(uv[0]) || !isfinite(uv[1])) uv[0] = uv[1] = 0.0;
-  memset(&cur, 0, sizeof(cur));
-  if (tangent_basis(n_in, n, t1, t2)) {
-    *pt = cur;
+  memset(buf, 0, sizeof(buf));
+  if (!line->ok) {
+    *pt = *cur;
     pt->s = NAN;
     return -1;
   }
   double d[3], R[2];
-  surface_eval(sf, uv, &cur, d);
+  surface_eval(sf, uv, cur, d);
   residual(t1, t2, d, R);
   int it = 0, converged = 0;
   for (;;) {
@@ -188,8 +216,8 @@ static int project_newton(const Surface *sf, double size, const double n_in[3], 
     if (it >= PROJ_MAX_IT || !isfinite(rn)) break;
     double ru[3], rv[3];
     for (int i = 0; i < 3; i++) {
-      ru[i] = cur.r_uv[i][0];
-      rv[i] = cur.r_uv[i][1];
+      ru[i] = cur->r_uv[i][0];
+      rv[i] = cur->r_uv[i][1];
     }
     const double J00 = vec3_dot(t1, ru), J01 = vec3_dot(t1, rv), J10 = vec3_dot(t2, ru), J11 = vec3_dot(t2, rv);
     const double det = J00 * J11 - J01 * J10;
@@ -207,14 +235,16 @@ static int project_newton(const Surface *sf, double size, const double n_in[3], 
     for (int ls = 0;; ls++) {
       uvt[0] = uv[0] + lam * du[0];
       uvt[1] = uv[1] + lam * du[1];
-      surface_eval(sf, uvt, &trial, dt);
+      surface_eval(sf, uvt, trial, dt);
       residual(t1, t2, dt, Rt);
       if (step <= PROJ_LS_MIN_STEP || ls >= PROJ_LS_MAX) break;
       const double rnt = hypot(Rt[0], Rt[1]);
       if (rnt <= (1.0 - 1e-4 * lam) * rn) break;
       lam *= 0.5;
     }
-    cur = trial;
+    FilmSurfacePoint *const accepted = trial;
+    trial = cur;
+    cur = accepted;
     uv[0] = uvt[0];
     uv[1] = uvt[1];
     for (int i = 0; i < 3; i++) d[i] = dt[i];
@@ -226,7 +256,7 @@ static int project_newton(const Surface *sf, double size, const double n_in[3], 
     }
     if (fabs(uv[0]) > PROJ_MAX_UV || fabs(uv[1]) > PROJ_MAX_UV) break; /* ran off the face */
   }
-  *pt = cur;
+  *pt = *cur;
   pt->s = vec3_dot(n, d);
   pt->iterations = it;
   if (!converged) return -1;
@@ -237,15 +267,15 @@ static int project_newton(const Surface *sf, double size, const double n_in[3], 
    outside it (the cubic extrapolation of a face has spurious roots out there), once more from the
    face centre, whose result is taken if it is better (inside, or converged where the first was
    not).  pt->iterations counts both runs. */
-static int project(const Surface *sf, double size, const double n[3], double tol, FilmSurfacePoint *pt)
+static int project(const Surface *sf, double size, const FilmLine *line, double tol, FilmSurfacePoint *pt)
 {
   const double u0 = pt->uv[0], v0 = pt->uv[1];
   const int start_outside = !(fabs(u0) <= 1.0 + tol && fabs(v0) <= 1.0 + tol); /* NaN: outside */
-  const int ret = project_newton(sf, size, n, tol, pt);
+  const int ret = project_newton(sf, size, line, tol, pt);
   if (ret == 0 || (ret == 1 && !start_outside) || (u0 == 0.0 && v0 == 0.0)) return ret;
   FilmSurfacePoint q;
   q.uv[0] = q.uv[1] = 0.0;
-  const int ret2 = project_newton(sf, size, n, tol, &q);
+  const int ret2 = project_newton(sf, size, line, tol, &q);
   q.iterations += pt->iterations;
   if (ret2 == 0 || (ret2 == 1 && ret == -1)) {
     *pt = q;
@@ -258,6 +288,14 @@ static int project(const Surface *sf, double size, const double n[3], double tol
 int film_project_ancf_face(double a, double b, double c, int face, const double e[96],
                            const double x[3], const double n[3], double tol, FilmSurfacePoint *pt)
 {
+  FilmLine line;
+  film_line_init(n, &line);
+  return film_project_ancf_face_line(a, b, c, face, e, x, &line, tol, pt);
+}
+
+int film_project_ancf_face_line(double a, double b, double c, int face, const double e[96],
+                                const double x[3], const FilmLine *line, double tol, FilmSurfacePoint *pt)
+{
   if (face < 0 || face > 5) return -1;
   Surface sf = {0};
   sf.kind = 0;
@@ -265,16 +303,25 @@ int film_project_ancf_face(double a, double b, double c, int face, const double 
   sf.h[1] = b;
   sf.h[2] = c;
   sf.face = face;
+  ancf3843_face_shapes(face, sf.active);
   sf.e = e;
   sf.x = x;
   const int fix = face / 2;
   const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
   const double size = fmax(sf.h[i0], sf.h[i1]);
-  return project(&sf, size, n, tol, pt);
+  return project(&sf, size, line, tol, pt);
 }
 
 int film_project_bilinear(const double corners[4][3], const double x[3], const double n[3], double tol,
                           FilmSurfacePoint *pt)
+{
+  FilmLine line;
+  film_line_init(n, &line);
+  return film_project_bilinear_line(corners, x, &line, tol, pt);
+}
+
+int film_project_bilinear_line(const double corners[4][3], const double x[3], const FilmLine *line, double tol,
+                               FilmSurfacePoint *pt)
 {
   Surface sf = {0};
   sf.kind = 1;
@@ -286,7 +333,7 @@ int film_project_bilinear(const double corners[4][3], const double x[3], const d
     d13[i] = corners[3][i] - corners[1][i];
   }
   const double size = fmax(vec3_norm(d02), vec3_norm(d13));
-  return project(&sf, size, n, tol, pt);
+  return project(&sf, size, line, tol, pt);
 }
 
 int film_project_cylinder(const double p0[3], const double d_in[3], double R, const double x[3],
@@ -343,8 +390,17 @@ double film_point_normal_rate_frame(const FilmSurfacePoint *pt, const double n_i
                                     const double ndot[3], const double v[3], const double xdot[3],
                                     double ddot_dv[3], double uvdot[2], double duvdot_dv[2][3])
 {
-  double n[3], t1[3], t2[3];
-  if (tangent_basis(n_in, n, t1, t2)) return NAN;
+  FilmLine line;
+  film_line_init(n_in, &line);
+  return film_point_normal_rate_line(pt, &line, ndot, v, xdot, ddot_dv, uvdot, duvdot_dv);
+}
+
+double film_point_normal_rate_line(const FilmSurfacePoint *pt, const FilmLine *line, const double ndot[3],
+                                   const double v[3], const double xdot[3], double ddot_dv[3], double uvdot[2],
+                                   double duvdot_dv[2][3])
+{
+  const double *n = line->n, *t1 = line->t1, *t2 = line->t2;
+  if (!line->ok) return NAN;
   double ru[3], rv[3];
   for (int i = 0; i < 3; i++) {
     ru[i] = pt->r_uv[i][0];
@@ -478,12 +534,19 @@ double film_profile_eval(const FilmProfile *prof, const double X[3], double dhdX
   If the face index or n is invalid, or P r_uv is singular, every output is NaN.
 */
 
-/* Second derivatives of the 32 shape functions (F1) with respect to (xi, eta, zeta):
-   d2S[p][q][k], symmetric in p, q. */
-static void shape_hessian_xi(const double h[3], const double xi[3], double d2S[3][3][ANCF3843_NSHAPE])
+/* Second derivatives along face `face` (free coordinates p < q, fixed coordinate xi[face / 2] =
+   +-1) of its 12 active shape functions (ancf3843_face_shapes, same order): d2S[0][j] =
+   d2S_k/dp2, d2S[1][j] = d2S_k/dp dq, d2S[2][j] = d2S_k/dq2 (F1).  The other 20 functions vanish
+   on the face with all their in-face derivatives (ancf3843.h). */
+static void shape_hessian_face(const double h[3], int face, const double xi[3], double d2S[3][ANCF3843_FACE_NSHAPE])
 {
+  const int fix = face / 2, side = face & 1;
+  const int p0 = fix == 0 ? 1 : 0, p1 = fix == 2 ? 1 : 2; /* the free coordinates */
+  const int pairs[3][2] = {{p0, p0}, {p0, p1}, {p1, p1}};
   const double r2 = xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2];
+  int j = 0;
   for (int nd = 0; nd < ANCF3843_NODES; nd++) {
+    if (((nd >> fix) & 1) != side) continue;
     double tn[3], L[3], gd[3];
     for (int d = 0; d < 3; d++) {
       tn[d] = ((nd >> d) & 1) ? 1.0 : -1.0;
@@ -491,24 +554,25 @@ static void shape_hessian_xi(const double h[3], const double xi[3], double d2S[3
       gd[d] = tn[d] - 2.0 * xi[d]; /* d g / d xi_d */
     }
     const double g = 2.0 + xi[0] * tn[0] + xi[1] * tn[1] + xi[2] * tn[2] - r2;
-    const int k = 4 * nd;
     /* position function S = L0 L1 L2 g / 16 */
-    for (int p = 0; p < 3; p++)
-      for (int q = p; q < 3; q++) {
-        double val;
-        if (p == q) {
-          const int o1 = (p + 1) % 3, o2 = (p + 2) % 3;
-          val = L[o1] * L[o2] * (2.0 * tn[p] * gd[p] - 2.0 * L[p]);
-        } else {
-          const int o = 3 - p - q;
-          val = L[o] * (tn[q] * (tn[p] * g + L[p] * gd[p]) + L[q] * tn[p] * gd[q]);
-        }
-        d2S[p][q][k] = d2S[q][p][k] = val / 16.0;
+    for (int pq = 0; pq < 3; pq++) {
+      const int p = pairs[pq][0], q = pairs[pq][1];
+      double val;
+      if (p == q) {
+        const int o1 = (p + 1) % 3, o2 = (p + 2) % 3;
+        val = L[o1] * L[o2] * (2.0 * tn[p] * gd[p] - 2.0 * L[p]);
+      } else {
+        const int o = 3 - p - q;
+        val = L[o] * (tn[q] * (tn[p] * g + L[p] * gd[p]) + L[q] * tn[p] * gd[q]);
       }
+      d2S[pq][j] = val / 16.0;
+    }
+    j++;
     /* slope function along d: (h_d/32) p_d(xi_d) prod_{c != d} L_c, a product of univariate
        factors phi_c with p(t) = tn (1 + t tn)^2 (t tn - 1), p' = (1 + t tn)(3 t tn - 1),
-       p'' = tn (6 t tn + 2); L' = tn, L'' = 0 */
+       p'' = tn (6 t tn + 2); L' = tn, L'' = 0.  The normal slope (d = fix) is 0 on the face. */
     for (int d = 0; d < 3; d++) {
+      if (d == fix) continue;
       double phi[3], dphi[3], d2phi[3];
       for (int cc = 0; cc < 3; cc++) {
         if (cc == d) {
@@ -523,15 +587,16 @@ static void shape_hessian_xi(const double h[3], const double xi[3], double d2S[3
         }
       }
       const double C = h[d] / 32.0;
-      for (int p = 0; p < 3; p++)
-        for (int q = p; q < 3; q++) {
-          double val = C;
-          for (int cc = 0; cc < 3; cc++) {
-            if (p == q) val *= (cc == p) ? d2phi[cc] : phi[cc];
-            else val *= (cc == p || cc == q) ? dphi[cc] : phi[cc];
-          }
-          d2S[p][q][k + 1 + d] = d2S[q][p][k + 1 + d] = val;
+      for (int pq = 0; pq < 3; pq++) {
+        const int p = pairs[pq][0], q = pairs[pq][1];
+        double val = C;
+        for (int cc = 0; cc < 3; cc++) {
+          if (p == q) val *= (cc == p) ? d2phi[cc] : phi[cc];
+          else val *= (cc == p || cc == q) ? dphi[cc] : phi[cc];
         }
+        d2S[pq][j] = val;
+      }
+      j++;
     }
   }
 }
@@ -551,34 +616,49 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
                               const double eref[96], const FilmProfile *prof, const double x[3], const double n_in[3],
                               const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin)
 {
-  enum { NS = ANCF3843_NSHAPE };
+  FilmLine line;
+  film_line_init(n_in, &line);
+  film_linearize_ancf_face_line(a, b, c, face, e, edot, eref, prof, x, &line, xdot, pt, lin);
+}
+
+void film_linearize_ancf_face_line(double a, double b, double c, int face, const double e[96], const double edot[96],
+                                   const double eref[96], const FilmProfile *prof, const double x[3], const FilmLine *line,
+                                   const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin)
+{
+  enum { NA = ANCF3843_FACE_NSHAPE };
   (void)x; /* enters through pt (the converged projection) */
+  /* Only the face's 12 active shape functions (ancf3843.h) enter the sums and give nonzero
+     derivatives: the others vanish on the face, with their in-face derivatives, and so does every
+     term they contribute (skipped, their entries of lin stay 0). */
   memset(lin, 0, sizeof(*lin));
-  double n[3], t1[3], t2[3];
-  int bad = face < 0 || face > 5 || tangent_basis(n_in, n, t1, t2);
+  const double *n = line->n, *t1 = line->t1, *t2 = line->t2;
+  int bad = face < 0 || face > 5 || !line->ok;
   /* second derivatives of S along the face at the projected point */
   const double h[3] = {a, b, c};
-  const int fix = bad ? 0 : face / 2;
+  const int fface = bad ? 0 : face, fix = fface / 2;
   const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
   double xi[3];
-  xi[fix] = (face & 1) ? 1.0 : -1.0;
+  xi[fix] = (fface & 1) ? 1.0 : -1.0;
   xi[i0] = pt->uv[0];
   xi[i1] = pt->uv[1];
-  double d2S[3][3][NS];
-  shape_hessian_xi(h, xi, d2S);
+  int act[NA];
+  double d2S[3][NA];
+  ancf3843_face_shapes(fface, act);
+  shape_hessian_face(h, fface, xi, d2S);
   const double *S = pt->S, *Su = pt->dS_uv[0], *Sv = pt->dS_uv[1];
-  const double *Suu = d2S[i0][i0], *Suv = d2S[i0][i1], *Svv = d2S[i1][i1];
+  const double *Suu = d2S[0], *Suv = d2S[1], *Svv = d2S[2]; /* by active index ja */
   /* r_uv, r_uvuv (r2[i][a][b]), v, v_uv */
   double ru[3][2] = {{0, 0}, {0, 0}, {0, 0}}, r2[3][2][2], v[3] = {0, 0, 0}, vuv[3][2] = {{0, 0}, {0, 0}, {0, 0}};
   memset(r2, 0, sizeof(r2));
-  for (int k = 0; k < NS; k++)
+  for (int ja = 0; ja < NA; ja++)
     for (int i = 0; i < 3; i++) {
+      const int k = act[ja];
       const double ek = e[3 * k + i], edk = edot ? edot[3 * k + i] : 0.0;
       ru[i][0] += Su[k] * ek;
       ru[i][1] += Sv[k] * ek;
-      r2[i][0][0] += Suu[k] * ek;
-      r2[i][0][1] += Suv[k] * ek;
-      r2[i][1][1] += Svv[k] * ek;
+      r2[i][0][0] += Suu[ja] * ek;
+      r2[i][0][1] += Suv[ja] * ek;
+      r2[i][1][1] += Svv[ja] * ek;
       v[i] += S[k] * edk;
       vuv[i][0] += Su[k] * edk;
       vuv[i][1] += Sv[k] * edk;
@@ -613,7 +693,8 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
   double cr[2] = {0, 0};
   for (int bb = 0; bb < 2; bb++)
     for (int i = 0; i < 3; i++) cr[bb] += g[i] * W[i][bb];
-  for (int k = 0; k < NS; k++) {
+  for (int ja = 0; ja < NA; ja++) {
+    const int k = act[ja];
     const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
     for (int i = 0; i < 3; i++) {
       const int j = 3 * k + i;
@@ -630,15 +711,22 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
   /* profile: X*, X*_uv, X*_uvuv */
   double X[3] = {0, 0, 0}, Xu[3][2] = {{0, 0}, {0, 0}, {0, 0}}, X2[3][2][2];
   memset(X2, 0, sizeof(X2));
-  for (int k = 0; k < NS; k++)
+  /* over all 32 functions (the second derivatives scattered, 0 off the face): gcc vectorises
+     this loop, adding rounded products in order; a loop over the 12 would fuse multiply-adds
+     and change the last bits of the profile terms against the whole-cell evaluation */
+  double d2full[3][ANCF3843_NSHAPE];
+  memset(d2full, 0, sizeof(d2full));
+  for (int ja = 0; ja < NA; ja++)
+    for (int pq = 0; pq < 3; pq++) d2full[pq][act[ja]] = d2S[pq][ja];
+  for (int k = 0; k < ANCF3843_NSHAPE; k++)
     for (int i = 0; i < 3; i++) {
       const double ek = eref[3 * k + i];
       X[i] += S[k] * ek;
       Xu[i][0] += Su[k] * ek;
       Xu[i][1] += Sv[k] * ek;
-      X2[i][0][0] += Suu[k] * ek;
-      X2[i][0][1] += Suv[k] * ek;
-      X2[i][1][1] += Svv[k] * ek;
+      X2[i][0][0] += d2full[0][k] * ek;
+      X2[i][0][1] += d2full[1][k] * ek;
+      X2[i][1][1] += d2full[2][k] * ek;
     }
   for (int i = 0; i < 3; i++) X2[i][1][0] = X2[i][0][1];
   double dh[3], H[3][3];
@@ -660,7 +748,8 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
     for (int i = 0; i < 3; i++)
       dd[bb] += HXdot[i] * Xu[i][bb] + dh[i] * (X2[i][0][bb] * ud[0] + X2[i][1][bb] * ud[1]) - p[i] * W[i][bb];
   }
-  for (int k = 0; k < NS; k++) {
+  for (int ja = 0; ja < NA; ja++) {
+    const int k = act[ja];
     const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
     for (int i = 0; i < 3; i++) {
       const int j = 3 * k + i;

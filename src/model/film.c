@@ -47,8 +47,9 @@ typedef struct {
   FilmFaceLinearization lin;
 } SurfaceState;
 
-/* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9). */
-static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, SurfaceState *st, PetscBool *found)
+/* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9); line: the
+   point's line along n (film_line_init), formed once for both surfaces. */
+static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, SurfaceState *st, PetscBool *found)
 {
   const TdBody    *body = &m->bodies[s->body];
   const TdMeshSet *set  = (const TdMeshSet *)s->set;
@@ -67,7 +68,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     hit->face = 0;
     for (PetscInt i = 0; i < 3; i++) st->r[i] = hit->pt.r[i];
     TdRigidBodyVelocityAt(body, st->r, t, st->v);
-    st->rate      = film_point_normal_rate(&hit->pt, n, st->v, xdot, NULL, uvdot);
+    st->rate      = film_point_normal_rate_line(&hit->pt, line, NULL, st->v, xdot, NULL, uvdot, NULL);
     st->prof      = 0;
     st->prof_rate = 0;
     *found        = PETSC_TRUE;
@@ -105,18 +106,24 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
         }
         if (PetscSqrtReal(vec3_dot(d, d)) > 1.5 * diam) continue;
       }
-      pt = hit->pt;
-      if (fi != hit->face) pt.uv[0] = pt.uv[1] = 0;
+      /* the projection kernels fill every field of pt; only the start uv is read */
+      pt.uv[0] = fi == hit->face ? hit->pt.uv[0] : 0;
+      pt.uv[1] = fi == hit->face ? hit->pt.uv[1] : 0;
       if (body->type == TD_BODY_ANCF) {
         const PetscInt  e  = body->element_offset + cell;
         PetscReal       ee[ANCF3843_NDOF];
         const PetscReal *sz = &body->mesh.size[3 * cell];
         TdModelElementGather(m, e, q, PETSC_FALSE, ee);
-        ret = film_project_ancf_face(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, n, tol, &pt);
+        ret = film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, line, tol, &pt);
         if (ret == 0) {
-          PetscReal ev[ANCF3843_NDOF], eref[ANCF3843_NDOF];
+          /* the reference coordinates serve the profile only.  The sums below stay over all 32
+             shape functions although only the face's 12 are nonzero (ancf3843.h): gcc
+             vectorises them, adding rounded products in order, while a loop over the 12 would
+             fuse multiply-adds and change the last bits of v (and so of every result) */
+          const PetscBool  profiled = s->profile.type != FILM_PROFILE_NONE;
+          PetscReal        ev[ANCF3843_NDOF], eref[ANCF3843_NDOF];
           TdModelElementGather(m, e, v, PETSC_FALSE, ev);
-          TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
+          if (profiled) TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
           st->element = e;
           st->face    = set->faces[fi].face;
           for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++) {
@@ -124,7 +131,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
             st->dS_uv[0][k2] = pt.dS_uv[0][k2];
             st->dS_uv[1][k2] = pt.dS_uv[1][k2];
           }
-          if (st->want_lin) film_linearize_ancf_face(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, eref, s->profile.type != FILM_PROFILE_NONE ? &s->profile : NULL, x, n, xdot, &pt, &st->lin);
+          if (st->want_lin) film_linearize_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, x, line, xdot, &pt, &st->lin);
           for (PetscInt i = 0; i < 3; i++) {
             st->r[i] = pt.r[i];
             st->v[i] = 0;
@@ -132,15 +139,17 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
             Xuv[i][0] = Xuv[i][1] = 0;
           }
           for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
-            for (PetscInt i = 0; i < 3; i++) {
-              st->v[i] += pt.S[k2] * ev[3 * k2 + i];
-              Xmat[i] += pt.S[k2] * eref[3 * k2 + i];
-              Xuv[i][0] += pt.dS_uv[0][k2] * eref[3 * k2 + i];
-              Xuv[i][1] += pt.dS_uv[1][k2] * eref[3 * k2 + i];
-            }
+            for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[k2] * ev[3 * k2 + i];
+          if (profiled)
+            for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
+              for (PetscInt i = 0; i < 3; i++) {
+                Xmat[i] += pt.S[k2] * eref[3 * k2 + i];
+                Xuv[i][0] += pt.dS_uv[0][k2] * eref[3 * k2 + i];
+                Xuv[i][1] += pt.dS_uv[1][k2] * eref[3 * k2 + i];
+              }
         }
       } else {
-        ret = film_project_bilinear(C, x, n, tol, &pt);
+        ret = film_project_bilinear_line(C, x, line, tol, &pt);
         if (ret == 0) {
           const PetscReal u = pt.uv[0], w = pt.uv[1];
           const PetscReal N[4] = {0.25 * (1 - u) * (1 - w), 0.25 * (1 + u) * (1 - w), 0.25 * (1 + u) * (1 + w), 0.25 * (1 - u) * (1 + w)};
@@ -167,7 +176,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     }
   }
   if (!*found) PetscFunctionReturn(0);
-  st->rate = film_point_normal_rate(&hit->pt, n, st->v, xdot, NULL, uvdot);
+  st->rate = film_point_normal_rate_line(&hit->pt, line, NULL, st->v, xdot, NULL, uvdot, NULL);
   if (s->profile.type != FILM_PROFILE_NONE) {
     PetscReal g[3];
     st->prof      = film_profile_eval(&s->profile, Xmat, g);
@@ -184,9 +193,11 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
 static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
 {
   PetscBool fw, fb;
+  FilmLine  line;
   PetscFunctionBegin;
-  PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, xdot, t, q, v, tol, sw, &fw));
-  PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, xdot, t, q, v, tol, sb, &fb));
+  film_line_init(n, &line);
+  PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, &line, xdot, t, q, v, tol, sw, &fw));
+  PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, &line, xdot, t, q, v, tol, sb, &fb));
   if (!fw || !fb) {
     PetscCall(PetscSNPrintf(miss, 512, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses its %s surface (%s:%s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], !fw ? "wall" : "base", m->bodies[(!fw ? f->wall : f->base).body].name, (!fw ? f->wall : f->base).face, (double)t));
     *ok = PETSC_FALSE;
@@ -207,40 +218,39 @@ static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit
   PetscFunctionReturn(0);
 }
 
-/* Adds the generalised force of traction f (per unit area, times weight w) on an ANCF face point
-   to the body residual (F14), with the minus sign of R_q = ... - Q_film. */
-static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const PetscReal fvec[3], PetscReal rfull[])
-{
-  PetscReal Q[ANCF3843_NDOF];
-  PetscInt  coord[ANCF3843_NDOF];
-  if (st->element < 0) return;
-  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-    for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] = w * st->S[k] * fvec[i];
-  TdModelElementRotateForce(m, st->element, Q);
-  TdModelElementCoordinates(m, st->element, coord);
-  for (PetscInt i = 0; i < ANCF3843_NDOF; i++) rfull[coord[i]] -= Q[i];
-}
-
-/* The element coordinates that can be nonzero in the film's coupling on local face f: on a face
-   of an ANCF 3843 cell only the 4 face nodes' position and in-plane slope functions are nonzero
-   (the normal-slope function carries (1 + zeta zeta_i)^2 (zeta zeta_i - 1) = 0 there), so 36 of
-   the 96 coordinates.  Cells not aligned with the global axes mix slopes: all 96. */
+/* The element coordinates that can be nonzero in the film's coupling on local face f: those of
+   the face's 12 active shape functions (the 4 face nodes' position and in-plane slope functions,
+   ancf3843.h), 36 of the 96 coordinates, in increasing order.  Cells not aligned with the global
+   axes mix slopes: all 96. */
 static PetscInt FaceActive(TdModel m, PetscInt e, PetscInt f, PetscInt idx[ANCF3843_NDOF])
 {
   const TdBody *body = &m->bodies[m->element_body[e]];
+  int           k[ANCF3843_FACE_NSHAPE];
   PetscInt      n = 0;
   if (!body->mesh.axis_aligned) {
     for (PetscInt i = 0; i < ANCF3843_NDOF; i++) idx[i] = i;
     return ANCF3843_NDOF;
   }
-  for (PetscInt nd = 0; nd < 8; nd++) {
-    if (((nd >> (f / 2)) & 1) != f % 2) continue;
-    for (PetscInt j = 0; j < 4; j++) {
-      if (j == 1 + f / 2) continue;
-      for (PetscInt i = 0; i < 3; i++) idx[n++] = 3 * (4 * nd + j) + i;
-    }
-  }
+  ancf3843_face_shapes((int)f, k);
+  for (PetscInt j = 0; j < ANCF3843_FACE_NSHAPE; j++)
+    for (PetscInt i = 0; i < 3; i++) idx[n++] = 3 * k[j] + i;
   return n;
+}
+
+/* Adds the generalised force of traction f (per unit area, times weight w) on an ANCF face point
+   to the body residual (F14), with the minus sign of R_q = ... - Q_film. */
+static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const PetscReal fvec[3], PetscReal rfull[])
+{
+  PetscReal Q[ANCF3843_NDOF];
+  PetscInt  coord[ANCF3843_NDOF], idx[ANCF3843_NDOF], n;
+  if (st->element < 0) return;
+  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+    for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] = w * st->S[k] * fvec[i];
+  TdModelElementRotateForce(m, st->element, Q);
+  TdModelElementCoordinates(m, st->element, coord);
+  /* the other entries of Q are exactly 0 */
+  n = FaceActive(m, st->element, st->face, idx);
+  for (PetscInt jj = 0; jj < n; jj++) rfull[coord[idx[jj]]] -= Q[idx[jj]];
 }
 
 static int CompareInt64(const void *a, const void *b)
@@ -490,24 +500,33 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
 
 /* The derivatives of a surface point's contributions, with respect to the unknown coordinates
    through positions (weight ce) and velocities (weight cv): d/dq = ce d/de + cv d/dedot, in the
-   element's material frame.  sign: -1 for the wall, +1 for the base (h = n.(r_b - r_w) + ...). */
+   element's material frame.  sign: -1 for the wall, +1 for the base (h = n.(r_b - r_w) + ...).
+   Only the coordinates of the face that can couple (FaceActive: 36 of an axis-aligned cell, all
+   96 otherwise) are kept, packed: entry jj is coordinate idx[jj], so that the loops over them
+   are contiguous. */
 typedef struct {
+  PetscInt  n, idx[ANCF3843_NDOF];
   PetscReal dh[ANCF3843_NDOF], dhdot[ANCF3843_NDOF], dv[3][ANCF3843_NDOF], duv[2][ANCF3843_NDOF];
 } SurfaceDerivatives;
 
-static void SurfaceDerivativesCompute(const SurfaceState *st, PetscReal sign, PetscReal ce, PetscReal cv, SurfaceDerivatives *d)
+static void SurfaceDerivativesCompute(TdModel m, const SurfaceState *st, PetscReal sign, PetscReal ce, PetscReal cv, SurfaceDerivatives *d)
 {
   const FilmFaceLinearization *l = &st->lin;
-  for (PetscInt j = 0; j < ANCF3843_NDOF; j++) {
-    d->dh[j]    = ce * (sign * l->dnr_de[j] + l->dprof_de[j]);
-    d->dhdot[j] = ce * (sign * l->drate_de[j] + l->dprofrate_de[j]) + cv * (sign * l->drate_dedot[j] + l->dprofrate_dedot[j]);
-    for (PetscInt i = 0; i < 3; i++) d->dv[i][j] = ce * l->dv_de[i][j];
-    d->duv[0][j] = ce * l->duv_de[0][j];
-    d->duv[1][j] = ce * l->duv_de[1][j];
+  const PetscInt               n = FaceActive(m, st->element, st->face, d->idx);
+  d->n                           = n;
+  for (PetscInt jj = 0; jj < n; jj++) {
+    const PetscInt j = d->idx[jj];
+    d->dh[jj]        = ce * (sign * l->dnr_de[j] + l->dprof_de[j]);
+    d->dhdot[jj]     = ce * (sign * l->drate_de[j] + l->dprofrate_de[j]) + cv * (sign * l->drate_dedot[j] + l->dprofrate_dedot[j]);
+    for (PetscInt i = 0; i < 3; i++) d->dv[i][jj] = ce * l->dv_de[i][j];
+    d->duv[0][jj] = ce * l->duv_de[0][j];
+    d->duv[1][jj] = ce * l->duv_de[1][j];
   }
   /* v = sum_k S_k edot_k */
-  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-    for (PetscInt i = 0; i < 3; i++) d->dv[i][3 * k + i] += cv * st->S[k];
+  for (PetscInt jj = 0; jj < n; jj++) {
+    const PetscInt j = d->idx[jj], k = j / 3, i = j % 3;
+    d->dv[i][jj] += cv * st->S[k];
+  }
 }
 
 /* Row and column transforms of a block between two elements (global slopes; no-ops for cells
@@ -528,33 +547,39 @@ static void RotateBlock(TdModel m, PetscInt erow, PetscInt ecol, PetscReal B[])
      dF_i/dq   = -(1/scale) dR_i/dz . dz/dq                   (pressure rows)
      dQ_a/dq   = w [dS/duv . duv/dq f_a + S df_a/dz . dz/dq]   (the residual carries -Q_a)
      dQ_a/dp_j = w S (df_a/dp N_j + df_a/dgradp . gradN_j) p_ref
-   with z = (h, dh/dt, vw, vb) and a = wall, base. */
+   with z = (h, dh/dt, vw, vb) and a = wall, base.  Only the face's active coordinates are formed
+   (the others are exactly 0 for axis-aligned cells), in the packed order of the pattern. */
 static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
 {
   SurfaceDerivatives D[2];
   const PetscReal    sign[2] = {-1, 1};
   const PetscReal    w       = g->w[gp];
   const PetscInt     N       = ANCF3843_NDOF;
+  PetscInt           slot_qp[2][4]; /* (face of surface s, pressure unknown of node i), -1: none */
   PetscFunctionBegin;
   for (PetscInt s = 0; s < 2; s++)
-    if (ss[s]->element >= 0) SurfaceDerivativesCompute(ss[s], sign[s], ce, cv, &D[s]);
+    if (ss[s]->element >= 0) SurfaceDerivativesCompute(m, ss[s], sign[s], ce, cv, &D[s]);
+  /* the pattern slots of the face-pressure pairs, shared by the pressure rows and dQ/dp */
+  for (PetscInt s = 0; s < 2; s++)
+    for (PetscInt i = 0; i < 4; i++) {
+      const PetscInt ui = f->unknown[nodes[i]];
+      slot_qp[s][i]     = -1;
+      if (f->model == TD_FILM_REYNOLDS && ui >= 0 && ss[s]->element >= 0) slot_qp[s][i] = CouplingSlot(m, m->coupling_qp, m->ncoupling_qp, PairKey(8 * ss[s]->element + ss[s]->face, ui));
+    }
   /* pressure rows */
   if (f->model == TD_FILM_REYNOLDS && rs)
     for (PetscInt i = 0; i < 4; i++) {
       const PetscInt ui = f->unknown[nodes[i]];
       if (ui < 0) continue;
       for (PetscInt s = 0; s < 2; s++) {
-        PetscReal       G[ANCF3843_NDOF];
-        const PetscInt  e    = ss[s]->element;
-        PetscInt        slot, ia[ANCF3843_NDOF], na;
+        PetscReal                 G[ANCF3843_NDOF];
+        const PetscInt            e    = ss[s]->element, slot = slot_qp[s][i];
+        const SurfaceDerivatives *Ds   = &D[s];
         const PetscReal(*dRdv)[3] = s == 0 ? rs->dvw[i] : rs->dvb[i];
-        if (e < 0) continue;
-        slot = CouplingSlot(m, m->coupling_qp, m->ncoupling_qp, PairKey(8 * e + ss[s]->face, ui));
-        if (slot < 0) continue;
-        for (PetscInt j = 0; j < N; j++) G[j] = -(rs->dh[i][gp] * D[s].dh[j] + rs->ddhdt[i][gp] * D[s].dhdot[j] + dRdv[gp][0] * D[s].dv[0][j] + dRdv[gp][1] * D[s].dv[1][j] + dRdv[gp][2] * D[s].dv[2][j]) / f->residual_scale;
-        TdModelElementRotateForce(m, e, G);
-        na = FaceActive(m, e, ss[s]->face, ia);
-        for (PetscInt j = 0; j < na; j++) jpq[m->coupling_qp_offset[slot] + j] += G[ia[j]];
+        if (e < 0 || slot < 0) continue;
+        for (PetscInt jj = 0; jj < Ds->n; jj++) G[jj] = -(rs->dh[i][gp] * Ds->dh[jj] + rs->ddhdt[i][gp] * Ds->dhdot[jj] + dRdv[gp][0] * Ds->dv[0][jj] + dRdv[gp][1] * Ds->dv[1][jj] + dRdv[gp][2] * Ds->dv[2][jj]) / f->residual_scale;
+        if (Ds->n == N) TdModelElementRotateForce(m, e, G); /* all 96, in element order */
+        for (PetscInt jj = 0; jj < Ds->n; jj++) jpq[m->coupling_qp_offset[slot] + jj] += G[jj];
       }
     }
   /* force rows */
@@ -562,57 +587,44 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
     const PetscInt ea = ss[a]->element;
     if (ea < 0) continue;
     for (PetscInt s = 0; s < 2; s++) {
-      const PetscInt es = ss[s]->element;
-      PetscInt       slot, ia[ANCF3843_NDOF], ib[ANCF3843_NDOF], na, nb;
+      const PetscInt            es = ss[s]->element;
+      const SurfaceDerivatives *Da = &D[a], *Ds = &D[s];
+      const PetscInt            na = Da->n, nb = Ds->n;
+      const PetscReal(*dfdv)[3]    = s == 0 ? ts->dvw[a] : ts->dvb[a];
+      PetscReal                 G[3][ANCF3843_NDOF];
+      PetscInt                  slot;
       if (es < 0) continue;
       slot = CouplingSlot(m, m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
       if (slot < 0) continue;
-      na = FaceActive(m, ea, ss[a]->face, ia);
-      nb = FaceActive(m, es, ss[s]->face, ib);
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt jj = 0; jj < nb; jj++) G[i][jj] = ts->dh[a][i] * Ds->dh[jj] + dfa_dhdot[a][i] * Ds->dhdot[jj] + dfdv[i][0] * Ds->dv[0][jj] + dfdv[i][1] * Ds->dv[1][jj] + dfdv[i][2] * Ds->dv[2][jj];
       if (na == N && nb == N) {
         /* rotated cells: the full block, rows and columns turned to global slopes */
-        PetscReal G[3][ANCF3843_NDOF];
-        for (PetscInt i = 0; i < 3; i++)
-          for (PetscInt j = 0; j < N; j++) {
-            const PetscReal(*dfdv)[3] = s == 0 ? ts->dvw[a] : ts->dvb[a];
-            G[i][j] = ts->dh[a][i] * D[s].dh[j] + dfa_dhdot[a][i] * D[s].dhdot[j] + dfdv[i][0] * D[s].dv[0][j] + dfdv[i][1] * D[s].dv[1][j] + dfdv[i][2] * D[s].dv[2][j];
-          }
         for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
           for (PetscInt i = 0; i < 3; i++) {
             PetscReal *row = &block[(3 * k + i) * N];
             for (PetscInt j = 0; j < N; j++) row[j] = -w * ss[a]->S[k] * G[i][j];
             if (s == a)
-              for (PetscInt j = 0; j < N; j++) row[j] -= w * (ss[a]->dS_uv[0][k] * D[a].duv[0][j] + ss[a]->dS_uv[1][k] * D[a].duv[1][j]) * fa[a][i];
+              for (PetscInt j = 0; j < N; j++) row[j] -= w * (ss[a]->dS_uv[0][k] * Da->duv[0][j] + ss[a]->dS_uv[1][k] * Da->duv[1][j]) * fa[a][i];
           }
         RotateBlock(m, ea, es, block);
         for (PetscInt j = 0; j < N * N; j++) jqq[m->coupling_qq_offset[slot] + j] += block[j];
       } else {
         /* the active rows (k, i) and columns of the face pair only */
-        PetscReal        G[3][ANCF3843_NDOF];
-        const PetscReal(*dfdv)[3] = s == 0 ? ts->dvw[a] : ts->dvb[a];
-        PetscScalar     *out      = &jqq[m->coupling_qq_offset[slot]];
-        for (PetscInt i = 0; i < 3; i++)
-          for (PetscInt jj = 0; jj < nb; jj++) {
-            const PetscInt j = ib[jj];
-            G[i][jj]         = ts->dh[a][i] * D[s].dh[j] + dfa_dhdot[a][i] * D[s].dhdot[j] + dfdv[i][0] * D[s].dv[0][j] + dfdv[i][1] * D[s].dv[1][j] + dfdv[i][2] * D[s].dv[2][j];
-          }
+        PetscScalar *out = &jqq[m->coupling_qq_offset[slot]];
         if (s == a) {
-          /* the point sliding along its own face: dS/duv . duv/dq f_a, with duv/dq gathered to
-             the active columns so that the row updates are contiguous (vectorised) */
-          PetscReal du[2][ANCF3843_NDOF];
-          for (PetscInt jj = 0; jj < nb; jj++) {
-            du[0][jj] = D[a].duv[0][ib[jj]];
-            du[1][jj] = D[a].duv[1][ib[jj]];
-          }
+          /* the point sliding along its own face: dS/duv . duv/dq f_a (duv/dq packed to the
+             active columns, so that the row updates are contiguous and vectorised) */
+          const PetscReal *du0 = Da->duv[0], *du1 = Da->duv[1];
           for (PetscInt ii = 0; ii < na; ii++) {
-            const PetscInt  k = ia[ii] / 3, i = ia[ii] % 3;
+            const PetscInt  k = Da->idx[ii] / 3, i = Da->idx[ii] % 3;
             const PetscReal cS = -w * ss[a]->S[k], c0 = -w * ss[a]->dS_uv[0][k] * fa[a][i], c1 = -w * ss[a]->dS_uv[1][k] * fa[a][i];
             PetscScalar    *row = &out[(PetscCount)ii * nb];
-            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj] + c0 * du[0][jj] + c1 * du[1][jj];
+            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj] + c0 * du0[jj] + c1 * du1[jj];
           }
         } else
           for (PetscInt ii = 0; ii < na; ii++) {
-            const PetscInt  k = ia[ii] / 3, i = ia[ii] % 3;
+            const PetscInt  k = Da->idx[ii] / 3, i = Da->idx[ii] % 3;
             const PetscReal cS = -w * ss[a]->S[k];
             PetscScalar    *row = &out[(PetscCount)ii * nb];
             for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj];
@@ -622,11 +634,8 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
     /* dQ_a/dp */
     if (f->model == TD_FILM_REYNOLDS)
       for (PetscInt jn = 0; jn < 4; jn++) {
-        const PetscInt uj = f->unknown[nodes[jn]];
+        const PetscInt slot = slot_qp[a][jn];
         PetscReal      col[ANCF3843_NDOF], dfdp[3];
-        PetscInt       slot, ia[ANCF3843_NDOF], na;
-        if (uj < 0) continue;
-        slot = CouplingSlot(m, m->coupling_qp, m->ncoupling_qp, PairKey(8 * ea + ss[a]->face, uj));
         if (slot < 0) continue;
         for (PetscInt i = 0; i < 3; i++) {
           dfdp[i] = ts->dp[a][i] * g->N[gp][jn];
@@ -635,8 +644,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
           for (PetscInt i = 0; i < 3; i++) col[3 * k + i] = -w * ss[a]->S[k] * dfdp[i] * f->p_ref;
         TdModelElementRotateForce(m, ea, col);
-        na = FaceActive(m, ea, ss[a]->face, ia);
-        for (PetscInt j = 0; j < na; j++) jqp[m->coupling_qp_offset[slot] + j] += col[ia[j]];
+        for (PetscInt j = 0; j < D[a].n; j++) jqp[m->coupling_qp_offset[slot] + j] += col[D[a].idx[j]];
       }
   }
   PetscFunctionReturn(0);
@@ -1118,6 +1126,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
           /* a mesh surface: orient each quad so that the wall lies behind it */
           PetscReal a[3], b[3];
           TdFilmHit probe;
+          FilmLine  line;
           for (PetscInt d = 0; d < 3; d++) {
             a[d] = X[1][d] - X[0][d] + X[2][d] - X[3][d];
             b[d] = X[3][d] - X[0][d] + X[2][d] - X[1][d];
@@ -1125,7 +1134,8 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
           vec3_cross(a, b, h0);
           film_quad_geometry(X, h0, &f->geometry[qd]);
           probe.face = -1;
-          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &s1, &ok));
+          film_line_init(f->geometry[qd].n[0], &line);
+          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &s1, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)f->geometry[qd].x[0][0], (double)f->geometry[qd].x[0][1], (double)f->geometry[qd].x[0][2], m->bodies[f->wall.body].name, f->wall.face);
           if (probe.pt.s > 0)
             for (PetscInt d = 0; d < 3; d++) h0[d] = -h0[d];
