@@ -529,18 +529,20 @@ static void SurfaceDerivativesCompute(TdModel m, const SurfaceState *st, PetscRe
   }
 }
 
-/* Row and column transforms of a block between two elements (global slopes; no-ops for cells
-   aligned with the global axes). */
-static void RotateBlock(TdModel m, PetscInt erow, PetscInt ecol, PetscReal B[])
+/* Row and column transforms of an nrow x ncol block between two elements (global slopes). */
+static void RotateBlock(TdModel m, PetscInt erow, PetscInt nrow, PetscInt ecol, PetscInt ncol, PetscReal B[])
 {
   const PetscInt N = ANCF3843_NDOF;
   PetscReal      v[ANCF3843_NDOF];
-  for (PetscInt c = 0; c < N; c++) {
-    for (PetscInt r = 0; r < N; r++) v[r] = B[r * N + c];
-    TdModelElementRotateForce(m, erow, v);
-    for (PetscInt r = 0; r < N; r++) B[r * N + c] = v[r];
-  }
-  for (PetscInt r = 0; r < N; r++) TdModelElementRotateForce(m, ecol, &B[r * N]);
+  /* only a rotated cell lists all 96 coordinates (FaceActive); an aligned one needs no turn */
+  if (nrow == N)
+    for (PetscInt c = 0; c < ncol; c++) {
+      for (PetscInt r = 0; r < N; r++) v[r] = B[r * ncol + c];
+      TdModelElementRotateForce(m, erow, v);
+      for (PetscInt r = 0; r < N; r++) B[r * ncol + c] = v[r];
+    }
+  if (ncol == N)
+    for (PetscInt r = 0; r < nrow; r++) TdModelElementRotateForce(m, ecol, &B[r * N]);
 }
 
 /* The coupling blocks of one Gauss point (formulation.md §6, the paper's eq. 26 made explicit):
@@ -598,20 +600,13 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       if (slot < 0) continue;
       for (PetscInt i = 0; i < 3; i++)
         for (PetscInt jj = 0; jj < nb; jj++) G[i][jj] = ts->dh[a][i] * Ds->dh[jj] + dfa_dhdot[a][i] * Ds->dhdot[jj] + dfdv[i][0] * Ds->dv[0][jj] + dfdv[i][1] * Ds->dv[1][jj] + dfdv[i][2] * Ds->dv[2][jj];
-      if (na == N && nb == N) {
-        /* rotated cells: the full block, rows and columns turned to global slopes */
-        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-          for (PetscInt i = 0; i < 3; i++) {
-            PetscReal *row = &block[(3 * k + i) * N];
-            for (PetscInt j = 0; j < N; j++) row[j] = -w * ss[a]->S[k] * G[i][j];
-            if (s == a)
-              for (PetscInt j = 0; j < N; j++) row[j] -= w * (ss[a]->dS_uv[0][k] * Da->duv[0][j] + ss[a]->dS_uv[1][k] * Da->duv[1][j]) * fa[a][i];
-          }
-        RotateBlock(m, ea, es, block);
-        for (PetscInt j = 0; j < N * N; j++) jqq[m->coupling_qq_offset[slot] + j] += block[j];
-      } else {
-        /* the active rows (k, i) and columns of the face pair only */
-        PetscScalar *out = &jqq[m->coupling_qq_offset[slot]];
+      {
+        /* the active rows (k, i) and columns of the face pair; a rotated cell's (all 96, in
+           element order) are accumulated apart and turned to global slopes, rows and columns
+           separately, so that a pair of one rotated and one aligned cell is turned too */
+        const PetscBool rotated = na == N || nb == N ? PETSC_TRUE : PETSC_FALSE;
+        PetscScalar    *out     = rotated ? block : &jqq[m->coupling_qq_offset[slot]];
+        if (rotated) PetscCall(PetscArrayzero(block, na * nb));
         if (s == a) {
           /* the point sliding along its own face: dS/duv . duv/dq f_a (duv/dq packed to the
              active columns, so that the row updates are contiguous and vectorised) */
@@ -629,6 +624,11 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
             PetscScalar    *row = &out[(PetscCount)ii * nb];
             for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj];
           }
+        if (rotated) {
+          PetscScalar *dst = &jqq[m->coupling_qq_offset[slot]];
+          RotateBlock(m, ea, na, es, nb, block);
+          for (PetscInt j = 0; j < na * nb; j++) dst[j] += block[j];
+        }
       }
     }
     /* dQ_a/dp */
