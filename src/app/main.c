@@ -357,13 +357,18 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
   (same process, before MPI) with the matching kernels named.  Setting OPENBLAS_CORETYPE, to any
   core, turns this off.
 */
-static void SelectBlasKernels(char **argv)
+/* the kernels OpenBLAS runs on, or NULL if the BLAS is not OpenBLAS */
+static const char *BlasCoreName(void)
 {
   char *(*corename)(void);
-  const char *core = NULL;
-  if (getenv("OPENBLAS_CORETYPE")) return;
   *(void **)&corename = dlsym(RTLD_DEFAULT, "openblas_get_corename");
-  if (!corename || strcasecmp(corename(), "prescott")) return;
+  return corename ? corename() : NULL;
+}
+
+static void SelectBlasKernels(char **argv)
+{
+  const char *current = BlasCoreName(), *core = NULL;
+  if (getenv("OPENBLAS_CORETYPE") || !current || strcasecmp(current, "prescott")) return;
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) core = "SkylakeX";
   else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) core = "Haswell";
@@ -385,11 +390,7 @@ int main(int argc, char **argv)
   SelectBlasKernels(argv);
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   comm = PETSC_COMM_WORLD;
-  {
-    char *(*corename)(void);
-    *(void **)&corename = dlsym(RTLD_DEFAULT, "openblas_get_corename");
-    if (corename) PetscCall(PetscInfo(NULL, "OpenBLAS kernels: %s\n", corename()));
-  }
+  if (BlasCoreName()) PetscCall(PetscInfo(NULL, "OpenBLAS kernels: %s\n", BlasCoreName()));
   PetscCall(TdOptionsInitialize(comm));
   if (TdOptionsHelpRequested()) PetscCall((*PetscHelpPrintf)(comm, "%s", option_reference));
   PetscCall(ReadRunControl(comm, &rc));

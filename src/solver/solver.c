@@ -199,7 +199,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 }
 
 static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx);
-static PetscErrorCode FilmRange(TdSolver s, PetscInt *lo, PetscInt *hi);
+static PetscErrorCode FilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset);
 
 PetscErrorCode TdSolverSetFromOptions(TdSolver s)
 {
@@ -213,10 +213,10 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   PetscCall(TdOptionsInt(NULL, "test_jacobian", "check the first N Newton Jacobians against central differences of the residual and print ||J - J_fd||_F/||J||_F (0: off)", 0, &s->test_jacobian, NULL));
   PetscCall(TdOptionsReal(NULL, "test_jacobian_time", "start the -test_jacobian checks with the first time step that ends after this time (0: with the first Jacobian, also of the initial acceleration solve)", "s", s->test_jacobian_time, &s->test_jacobian_time, NULL));
   {
-    PetscInt lo = 0, hi = 0;
+    PetscInt n = 0;
     PetscCall(TdOptionsBool(NULL, "extrapolate_pressure", "start each step's Newton solve from film pressures extrapolated linearly from the last step (false: from the last pressures)", s->extrapolate_pressure, &s->extrapolate_pressure, NULL));
-    PetscCall(FilmRange(s, &lo, &hi));
-    if (hi > lo && !s->film_u_start) PetscCall(PetscMalloc2(hi - lo, &s->film_u_start, hi - lo, &s->film_u_rate));
+    PetscCall(FilmSlice(s, NULL, &n, NULL));
+    if (n && !s->film_u_start) PetscCall(PetscMalloc2(n, &s->film_u_start, n, &s->film_u_rate));
   }
   PetscCall(TdOptionsInt(NULL, "max_step_halvings", "times a step whose Newton solve fails is halved before the run stops", s->max_halvings, &s->max_halvings, NULL));
   if (s->max_halvings < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -max_step_halvings must not be negative");
@@ -886,12 +886,13 @@ static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, P
       PetscFunctionReturn(0);
     }
   }
-  if (!s->ksp_atol_given) {
-    /* The Krylov solve of this iteration needs only a linear residual well below the smallest
-       block tolerance (a tenth of it: each block's share of the 2-norm is then below a tenth
-       of its own tolerance); the quadratic error of the Newton step is usually larger.  Below
-       that the relative tolerance (1e-10) rules, as before.  Solving to 1e-10 of a predictor
-       residual dominated by the bodies over-solved by about two orders. */
+  if (it == 0 && !s->ksp_atol_given) {
+    /* The Krylov solves of this Newton solve need only a linear residual well below the
+       smallest block tolerance (a tenth of it: each block's share of the 2-norm is then below a
+       tenth of its own tolerance); the quadratic error of the Newton step is usually larger.
+       Below that the relative tolerance (1e-10) rules, as before.  Solving to 1e-10 of a
+       predictor residual dominated by the bodies over-solved by about two orders.  Set once
+       per solve: the block tolerances are fixed at iteration 0. */
     KSP       ksp;
     PetscReal rtol, atol, dtol, thr = PETSC_MAX_REAL;
     PetscInt  maxits;
@@ -1006,33 +1007,36 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
   the film unknowns have no rate of their own, and keeping p_n made them the largest part of the
   first Newton step.  Extrapolating linearly, p = p_n + dt (p_n - p_{n-1})/dt_{n-1}, starts
   Newton nearer the solution; on the cavitation bound the prediction is cut at p_cav.  The film
-  range of the unknowns is [nfree, row_offset).
+  range of the unknowns is [nfree, row_offset); FilmSlice gives this rank's part of it: its first
+  global unknown, its length and its offset in the local array of U.
 */
-static PetscErrorCode FilmRange(TdSolver s, PetscInt *lo, PetscInt *hi)
+static PetscErrorCode FilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset)
 {
-  PetscInt rlo, rhi;
+  PetscInt rlo, rhi, lo, hi;
   PetscFunctionBegin;
   PetscCall(VecGetOwnershipRange(s->U, &rlo, &rhi));
-  *lo = PetscMax(rlo, s->model->nfree);
-  *hi = PetscMax(*lo, PetscMin(rhi, s->model->row_offset));
+  lo = PetscMax(rlo, s->model->nfree);
+  hi = PetscMax(lo, PetscMin(rhi, s->model->row_offset));
+  if (first) *first = lo;
+  *n = hi - lo;
+  if (offset) *offset = lo - rlo;
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode PredictPressures(TdSolver s, PetscReal dt)
 {
-  PetscInt     lo = 0, hi = 0, rlo = 0;
+  PetscInt     first = 0, n = 0, off = 0;
   PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(FilmRange(s, &lo, &hi));
-  if (hi == lo || !s->film_u_start) PetscFunctionReturn(0);
-  PetscCall(VecGetOwnershipRange(s->U, &rlo, NULL));
+  PetscCall(FilmSlice(s, &first, &n, &off));
+  if (!n || !s->film_u_start) PetscFunctionReturn(0);
   PetscCall(VecGetArray(s->U, &u));
-  for (PetscInt k = lo; k < hi; k++) {
-    PetscScalar *uk = &u[k - rlo];
-    s->film_u_start[k - lo] = *uk;
+  for (PetscInt k = 0; k < n; k++) {
+    PetscScalar *uk = &u[off + k];
+    s->film_u_start[k] = *uk;
     if (s->extrapolate_pressure && s->have_pressure_rate) {
-      *uk += dt * s->film_u_rate[k - lo];
-      if (s->ncp_shift && PetscRealPart(*uk) < s->ncp_shift[k]) *uk = s->ncp_shift[k];
+      *uk += dt * s->film_u_rate[k];
+      if (s->ncp_shift && PetscRealPart(*uk) < s->ncp_shift[first + k]) *uk = s->ncp_shift[first + k];
     }
   }
   PetscCall(VecRestoreArray(s->U, &u));
@@ -1042,28 +1046,26 @@ static PetscErrorCode PredictPressures(TdSolver s, PetscReal dt)
 /* before halving a failed step: the film unknowns of the step's start (p_n) */
 static PetscErrorCode RestorePressures(TdSolver s)
 {
-  PetscInt     lo = 0, hi = 0, rlo = 0;
+  PetscInt     n = 0, off = 0;
   PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(FilmRange(s, &lo, &hi));
-  if (hi == lo || !s->film_u_start) PetscFunctionReturn(0);
-  PetscCall(VecGetOwnershipRange(s->U, &rlo, NULL));
+  PetscCall(FilmSlice(s, NULL, &n, &off));
+  if (!n || !s->film_u_start) PetscFunctionReturn(0);
   PetscCall(VecGetArray(s->U, &u));
-  for (PetscInt k = lo; k < hi; k++) u[k - rlo] = s->film_u_start[k - lo];
+  for (PetscInt k = 0; k < n; k++) u[off + k] = s->film_u_start[k];
   PetscCall(VecRestoreArray(s->U, &u));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode UpdatePressureRate(TdSolver s, PetscReal dt)
 {
-  PetscInt           lo = 0, hi = 0, rlo = 0;
+  PetscInt           n = 0, off = 0;
   const PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(FilmRange(s, &lo, &hi));
-  if (hi == lo || !s->film_u_start) PetscFunctionReturn(0);
-  PetscCall(VecGetOwnershipRange(s->U, &rlo, NULL));
+  PetscCall(FilmSlice(s, NULL, &n, &off));
+  if (!n || !s->film_u_start) PetscFunctionReturn(0);
   PetscCall(VecGetArrayRead(s->U, &u));
-  for (PetscInt k = lo; k < hi; k++) s->film_u_rate[k - lo] = (u[k - rlo] - s->film_u_start[k - lo]) / dt;
+  for (PetscInt k = 0; k < n; k++) s->film_u_rate[k] = (u[off + k] - s->film_u_start[k]) / dt;
   PetscCall(VecRestoreArrayRead(s->U, &u));
   s->have_pressure_rate = PETSC_TRUE;
   PetscFunctionReturn(0);
