@@ -8,6 +8,7 @@
 #include <petscsnes.h>
 #include <tribodyn/model.h>
 #include <tribodyn/galpha.h>
+#include <tribodyn/seqaij_threads.h>
 
 typedef enum { TD_MODE_DYNAMIC, TD_MODE_ACCELERATION, TD_MODE_STATIC } TdSolveMode;
 
@@ -24,6 +25,8 @@ struct _p_TdSolver {
   PetscInt     elem_start, elem_end; /* elements of this rank */
   PetscScalar *coo_v;
   PetscCount   ncoo;
+  PetscBool    threaded_jacobian; /* one rank: the product with J and its COO values on threads */
+  TdCOOMap     coo_map;           /* ... the COO entries of J's nonzeros (empty: PETSc's COO) */
   /* state at t_n (full coordinates) and the iterate at t_{n+1} */
   PetscReal   *q, *v, *a, *qdd, *q1, *v1, *a1, *qdd1;
   PetscReal   *lambda;           /* multipliers [N] at t_n */
@@ -40,6 +43,14 @@ struct _p_TdSolver {
   PetscReal    jacobian_dt;       /* step size of the last assembled Jacobian (lagged Jacobians) */
   PetscCount   nfilm_coo;          /* film entries of the COO pattern (rank 0) */
   PetscReal   *film_r;            /* film rows of the Jacobian pass (the cavitation active set) */
+  /* The first residual of a Newton solve is always followed by the Jacobian at the same iterate:
+     that residual's film pass also fills the film's Jacobian entries (coo_v) and film_r, and the
+     Jacobian pass then skips the films (rank 0) */
+  PetscBool    film_fuse_next;    /* the next residual is a solve's first */
+  PetscBool    film_jac_ready;    /* coo_v's film part and film_r belong to film_jac_u */
+  PetscBool    film_jac_ok;       /* ... and that film pass met no projection failure */
+  PetscBool    film_jac_miss;     /* ... and met a face pair outside the coupling pattern */
+  PetscScalar *film_jac_u;        /* the iterate of that pass (N) */
   PetscReal   *film_load, *film_friction; /* films' load and friction at the last residual (rank 0) */
   PetscReal   *film_load_u, film_load_t;   /* ... its unknowns and time (-inf: none) */
   char         film_miss[512];     /* the last projection failure inside Newton */

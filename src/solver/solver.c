@@ -19,7 +19,7 @@
 #define NDOF ANCF3843_NDOF
 
 /* -log_view events: where a step's time goes besides PETSc's own (MatLUFactorNum, KSPSolve, ...) */
-static PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern;
+static PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues;
 static PetscBool     td_events_registered = PETSC_FALSE;
 
 static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
@@ -36,6 +36,7 @@ static PetscErrorCode BuildJacobian(TdSolver s)
   TdModel     model = s->model;
   PetscMPIInt rank;
   PetscFunctionBegin;
+  s->film_jac_ready = PETSC_FALSE; /* coo_v is laid out anew */
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCall(PetscFree(s->coo_v));
   s->nfilm_coo = 0;
@@ -101,7 +102,18 @@ static PetscErrorCode BuildJacobian(TdSolver s)
       PetscCall(MatSetSizes(s->J, nlocal, nlocal, s->N, s->N));
       PetscCall(MatSetType(s->J, MATAIJ));
     }
-    PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
+    if (s->threaded_jacobian) {
+      /* MatSetPreallocationCOO may reorder the index arrays: the map is made from a copy */
+      PetscInt *ci0, *cj0;
+      PetscBool used;
+      PetscCall(PetscMalloc2(s->ncoo, &ci0, s->ncoo, &cj0));
+      PetscCall(PetscArraycpy(ci0, ci, s->ncoo));
+      PetscCall(PetscArraycpy(cj0, cj, s->ncoo));
+      PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
+      PetscCall(TdSeqAIJUseThreadedMult(s->J, &used));
+      if (used) PetscCall(TdCOOMapCreate(s->J, s->ncoo, ci0, cj0, &s->coo_map));
+      PetscCall(PetscFree2(ci0, cj0));
+    } else PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
     if (s->snes) {
       /* a new pattern: the factorisation (and the factor's own copy of the pattern, which a
          parallel MUMPS factor keeps) belongs to the old one; the PC starts afresh */
@@ -133,6 +145,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscCall(PetscLogEventRegister("TdFilmResidual", id, &TD_FilmResidual));
     PetscCall(PetscLogEventRegister("TdFilmJacobian", id, &TD_FilmJacobian));
     PetscCall(PetscLogEventRegister("TdFilmPattern", id, &TD_FilmPattern));
+    PetscCall(PetscLogEventRegister("TdJacobianValues", id, &TD_JacobianValues));
     td_events_registered = PETSC_TRUE;
   }
   PetscCall(PetscNew(&s));
@@ -162,6 +175,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(AllocFull(3 * model->nfilms, &s->film_load));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_friction));
   PetscCall(AllocFull(s->N, &s->film_load_u));
+  PetscCall(AllocFull(s->N, &s->film_jac_u));
   s->film_load_t = PETSC_NINFINITY;
 
   PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
@@ -169,6 +183,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(VecDuplicate(s->U, &s->U0));
   PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
+  PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, multiply by the Jacobian (every Krylov iteration) and sum its COO values with the OpenMP threads (PETSc does both on one core)", PETSC_TRUE, &s->threaded_jacobian, NULL));
 
   if (model->nfilms) {
     PetscBool changed;
@@ -370,6 +385,8 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->thread_r));
   PetscCall(PetscFree(s->rot_work));
   PetscCall(PetscFree(s->film_r));
+  PetscCall(PetscFree(s->film_jac_u));
+  PetscCall(TdCOOMapDestroy(&s->coo_map));
   PetscCall(PetscFree(s->film_load));
   PetscCall(PetscFree(s->film_friction));
   PetscCall(PetscFree(s->film_load_u));
@@ -446,9 +463,12 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   const PetscInt     nfull = m->nfull;
   const PetscReal    t1    = StepTime(s);
   const PetscReal    gscale = s->mode == TD_MODE_STATIC ? s->load_factor : 1;
-  PetscBool          finite = PETSC_TRUE;
+  PetscBool          finite = PETSC_TRUE, fuse;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  fuse              = s->film_fuse_next && !s->in_test && s->nfilm_coo > 0 ? PETSC_TRUE : PETSC_FALSE;
+  s->film_fuse_next = PETSC_FALSE;
+  s->film_jac_ready = PETSC_FALSE;
   PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetArrayRead(s->Useq, &u));
@@ -510,7 +530,22 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     if (m->nfilms) {
       PetscBool ok;
       PetscCall(PetscLogEventBegin(TD_FilmResidual, 0, 0, 0, 0));
-      PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, s->film_load, s->film_friction, &ok));
+      if (fuse) {
+        /* a solve's first residual: the film's Jacobian entries of this iterate as well, for the
+           Jacobian pass that follows (it then skips the films) */
+        PetscReal  cM = 0, ce = 0, cv = 0;
+        PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
+        const PetscBool miss = m->coupling_miss;
+        ModeCoefficients(s, &cM, &ce, &cv);
+        PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, ce, cv, rf, r, &s->coo_v[k], s->film_load, s->film_friction, &ok));
+        /* a pattern miss concerns the Jacobian pass of this iterate only */
+        s->film_jac_miss = m->coupling_miss;
+        m->coupling_miss = miss;
+        PetscCall(PetscArraycpy(s->film_r, r, s->N)); /* only the film rows are set yet */
+        PetscCall(PetscArraycpy(s->film_jac_u, u, s->N));
+        s->film_jac_ok    = ok;
+        s->film_jac_ready = PETSC_TRUE;
+      } else PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, s->film_load, s->film_friction, &ok));
       /* the films' loads at this iterate, for the output record of a converged step (the last
          residual SNES evaluates is at its solution) */
       s->film_load_t = ok && !s->in_test ? t1 : PETSC_NINFINITY;
@@ -615,12 +650,20 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   if (rank == 0) {
     PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
     if (s->nfilm_coo) {
-      PetscBool ok;
+      PetscBool ok, same = PETSC_FALSE;
       PetscCall(VecGetArrayRead(s->Useq, &u));
-      PetscCall(PetscArrayzero(s->film_r, s->N));
-      PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
-      PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
-      PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
+      if (s->film_jac_ready) PetscCall(PetscArraycmp(u, s->film_jac_u, s->N, &same));
+      if (same) {
+        /* filled by this iterate's residual */
+        ok = s->film_jac_ok;
+        if (s->film_jac_miss) m->coupling_miss = PETSC_TRUE;
+      } else {
+        PetscCall(PetscArrayzero(s->film_r, s->N));
+        PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
+        PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
+        PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
+      }
+      s->film_jac_ready = PETSC_FALSE;
       if (!ok)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
       else if (s->ncp) {
@@ -665,7 +708,10 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscFunctionReturn(0);
     }
   }
-  PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
+  PetscCall(PetscLogEventBegin(TD_JacobianValues, 0, 0, 0, 0));
+  if (s->coo_map.jmap && P == s->J) PetscCall(TdCOOMapSetValues(P, &s->coo_map, s->coo_v));
+  else PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
+  PetscCall(PetscLogEventEnd(TD_JacobianValues, 0, 0, 0, 0));
   {
     /* Keep the factorisation of an earlier Jacobian while it preconditions well: the last Krylov
        solve converged within -refactor_its iterations, in the same mode, step size and pattern.
@@ -960,7 +1006,9 @@ static PetscErrorCode Solve(TdSolver s, PetscBool *converged)
      1/(beta' dt^2) and gamma/(beta dt). */
   PetscCall(SNESGetLagJacobian(s->snes, &lag));
   if (lag < 0 && (s->mode != TD_MODE_DYNAMIC || s->jacobian_dt != s->step_dt)) PetscCall(SNESSetLagJacobian(s->snes, -2));
+  s->film_fuse_next = PETSC_TRUE;
   PetscCall(SNESSolve(s->snes, NULL, s->U));
+  s->film_fuse_next = s->film_jac_ready = PETSC_FALSE;
   PetscCall(SNESGetConvergedReason(s->snes, &reason));
   PetscCall(SNESGetIterationNumber(s->snes, &its));
   PetscCall(SNESGetLinearSolveIterations(s->snes, &lits));
