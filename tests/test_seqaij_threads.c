@@ -1,11 +1,12 @@
 /*
-  Threaded product and COO assembly of a MATSEQAIJ (src/solver/seqaij_threads.c) against sums
-  formed directly from the COO triplets: a random pattern with repeated entries, dropped entries
-  (negative row or column) and empty rows, on 1 to 4 threads.  Checks:
+  Pattern, COO assembly and threaded product of a MATSEQAIJ (src/solver/seqaij_threads.c) against
+  sums formed directly from the COO triplets: a random pattern with repeated entries, dropped
+  entries (negative row or column) and empty rows, on 1 to 4 threads.  Checks:
+    - the pattern is PETSc's (MatSetPreallocationCOO) nonzero for nonzero;
     - every nonzero equals the sum of its triplets' values (and MatSetValuesCOO's result);
     - y = A x equals sum over triplets v x_col, and a second call after new values follows them;
     - the product is installed only on more than one thread, and A keeps it across values;
-    - a pattern from another matrix is refused.
+    - a pattern from another matrix is refused; a second pattern on the same matrix replaces the first.
 */
 #include <tribodyn/seqaij_threads.h>
 #include <omp.h>
@@ -28,6 +29,16 @@ static PetscErrorCode Silent(MPI_Comm comm, int line, const char *func, const ch
   return n;
 }
 
+static PetscErrorCode CreateSeqAIJ(PetscInt nrows, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, nrows, nrows, nrows, nrows));
+  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's COO pattern (the reference) */
 static PetscErrorCode CreatePattern(PetscInt nrows, PetscCount n, const PetscInt ri[], const PetscInt ci[], Mat *A)
 {
   PetscInt *i, *j; /* MatSetPreallocationCOO may reorder its arguments */
@@ -35,9 +46,7 @@ static PetscErrorCode CreatePattern(PetscInt nrows, PetscCount n, const PetscInt
   PetscCall(PetscMalloc2(n, &i, n, &j));
   PetscCall(PetscArraycpy(i, ri, n));
   PetscCall(PetscArraycpy(j, ci, n));
-  PetscCall(MatCreate(PETSC_COMM_SELF, A));
-  PetscCall(MatSetSizes(*A, nrows, nrows, nrows, nrows));
-  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscCall(CreateSeqAIJ(nrows, A));
   PetscCall(MatSetPreallocationCOO(*A, n, i, j));
   PetscCall(PetscFree2(i, j));
   PetscFunctionReturn(0);
@@ -96,11 +105,29 @@ int main(int argc, char **argv)
     PetscBool used;
     PetscReal err;
     omp_set_num_threads(nthreads);
-    PetscCall(CreatePattern(nrows, n, ri, ci, &A));
+    PetscCall(CreateSeqAIJ(nrows, &A));
+    {
+      /* a first, different pattern, replaced by the one tested (a change of film coupling) */
+      const PetscInt i1[3] = {0, 5, 60}, j1[3] = {3, 5, 1};
+      PetscCall(TdSeqAIJPreallocateCOO(A, 3, i1, j1, &map));
+    }
+    PetscCall(TdSeqAIJPreallocateCOO(A, n, ri, ci, &map));
     PetscCall(CreatePattern(nrows, n, ri, ci, &B));
     PetscCall(TdSeqAIJUseThreadedMult(A, &used));
     CHECK(used == (nthreads > 1), "%d threads: threaded product installed %d", nthreads, (int)used);
-    PetscCall(TdCOOMapCreate(A, n, ri, ci, &map));
+    {
+      const PetscInt *ai, *aj, *bi, *bj;
+      PetscInt        na, nb;
+      PetscBool       done, same;
+      PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &na, &ai, &aj, &done));
+      PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done));
+      same = na == nb ? PETSC_TRUE : PETSC_FALSE;
+      for (PetscInt r = 0; same && r <= na; r++) same = ai[r] == bi[r] ? PETSC_TRUE : PETSC_FALSE;
+      for (PetscInt k = 0; same && k < ai[na]; k++) same = aj[k] == bj[k] ? PETSC_TRUE : PETSC_FALSE;
+      CHECK(same, "%d threads: the pattern differs from MatSetPreallocationCOO's", nthreads);
+      PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &na, &ai, &aj, &done));
+      PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done));
+    }
     for (int pass = 0; pass < 2; pass++) {
       Vec          x, y;
       PetscScalar *xa;
@@ -147,7 +174,7 @@ int main(int argc, char **argv)
       const PetscInt i1[1] = {0}, j1[1] = {0};
       PetscErrorCode ierr;
       PetscCall(CreatePattern(nrows, 1, i1, j1, &C));
-      PetscCall(TdCOOMapCreate(A, n, ri, ci, &map));
+      PetscCall(TdSeqAIJPreallocateCOO(A, n, ri, ci, &map));
       PetscCall(PetscPushErrorHandler(Silent, NULL));
       ierr = TdCOOMapSetValues(C, &map, v);
       PetscCall(PetscPopErrorHandler());

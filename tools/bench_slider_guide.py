@@ -43,8 +43,8 @@ print(done[0] if done else "")
 print("threads %s, wall %.1f s (PETSc log: %.1f s)" % (env.get("OMP_NUM_THREADS", "default"), wall, total))
 rows = [("element tangents", ["TdElementTangent"]), ("element forces", ["TdElementForces"]),
         ("film Jacobian (coupling blocks)", ["TdFilmJacobian"]), ("film residual", ["TdFilmResidual"]),
-        ("film-body pattern (update, preallocation)", ["TdFilmPattern", "MatSetPreallCOO"]),
-        ("matrix assembly (COO values)", ["MatSetValuesCOO"]),
+        ("film-body pattern (update, preallocation)", ["TdFilmPattern", "TdJacobianPattern"]),
+        ("matrix assembly (COO values)", ["MatSetValuesCOO", "TdJacobianValues"]),
         ("linear solves: Krylov (MatSolve with the kept LU, MatMult)", ["KSPSolve"]),
         ("LU factorisations (PCSetUp)", ["PCSetUp"]), ("output records", ["TdOutput"])]
 print("%-58s %8s %8s %7s" % ("event", "calls", "time [s]", "share"))

@@ -1,10 +1,12 @@
 #ifndef TRIBODYN_SEQAIJ_THREADS_H
 #define TRIBODYN_SEQAIJ_THREADS_H
 /*
-  OpenMP threads for the two operations on the one-rank Jacobian that PETSc runs on one core:
-  the product y = J x (every Krylov iteration) and the COO value assembly (every Jacobian).
-  Both split the matrix's rows by nonzeros among the threads, so each thread writes only its own
-  rows and no reduction is needed (src/solver/seqaij_threads.c).
+  The one-rank Jacobian's pattern, COO value assembly and product (src/solver/seqaij_threads.c):
+  the pattern is built from the COO entries without PETSc's global sort (it changes whenever the
+  film slides onto other faces), and the two operations PETSc runs on one core, the product
+  y = J x (every Krylov iteration) and the COO value sums (every Jacobian), run on the OpenMP
+  threads.  Both split the matrix's rows by nonzeros among the threads, so each thread writes
+  only its own rows and no reduction is needed.
 */
 #include <petscmat.h>
 
@@ -19,9 +21,11 @@ typedef struct {
   PetscCount *jmap, *perm;
 } TdCOOMap;
 
-/* The map of the COO pattern (rows[], cols[]; negative indices are dropped, as in
-   MatSetPreallocationCOO) onto A, a MATSEQAIJ preallocated with that same pattern. */
-PetscErrorCode TdCOOMapCreate(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], TdCOOMap *map);
+/* Preallocates A (MATSEQAIJ; again after a change of pattern) with the nonzeros of the COO
+   pattern (rows[], cols[]; entries with a negative index are dropped, as in
+   MatSetPreallocationCOO) and makes the map of that pattern onto them.  A's values are then set
+   by TdCOOMapSetValues (not MatSetValuesCOO). */
+PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], TdCOOMap *map);
 /* A's values from the COO value array v (INSERT_VALUES), with threads. */
 PetscErrorCode TdCOOMapSetValues(Mat A, const TdCOOMap *map, const PetscScalar v[]);
 PetscErrorCode TdCOOMapDestroy(TdCOOMap *map);

@@ -19,6 +19,10 @@ struct _p_TdSolver {
   PetscInt     N;                /* nfree + nrows */
   Vec          U, R, Useq, Rseq; /* Useq, Rseq: the whole vector on every rank */
   Vec          U0;               /* the start of the current step's Newton solve */
+  /* first Krylov solve of a step started from the last step's Newton correction U0 - U */
+  PetscBool    newton_guess, have_guess;
+  Vec          Uguess;
+  PetscReal    guess_dt;         /* the step size of that correction */
   VecScatter   toall;
   Mat          J;
   SNES         snes;

@@ -19,7 +19,7 @@
 #define NDOF ANCF3843_NDOF
 
 /* -log_view events: where a step's time goes besides PETSc's own (MatLUFactorNum, KSPSolve, ...) */
-static PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues;
+static PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern;
 static PetscBool     td_events_registered = PETSC_FALSE;
 
 static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
@@ -43,6 +43,7 @@ static PetscErrorCode BuildJacobian(TdSolver s)
   {
     PetscInt   nloc = s->elem_end - s->elem_start, nc = 0;
     PetscInt  *ci, *cj, k = 0;
+    PetscBool  seqaij;
     if (rank == 0) {
       for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms + 1;
       PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
@@ -102,18 +103,14 @@ static PetscErrorCode BuildJacobian(TdSolver s)
       PetscCall(MatSetSizes(s->J, nlocal, nlocal, s->N, s->N));
       PetscCall(MatSetType(s->J, MATAIJ));
     }
-    if (s->threaded_jacobian) {
-      /* MatSetPreallocationCOO may reorder the index arrays: the map is made from a copy */
-      PetscInt *ci0, *cj0;
+    PetscCall(PetscObjectTypeCompare((PetscObject)s->J, MATSEQAIJ, &seqaij));
+    PetscCall(PetscLogEventBegin(TD_JacobianPattern, 0, 0, 0, 0));
+    if (s->threaded_jacobian && seqaij) {
       PetscBool used;
-      PetscCall(PetscMalloc2(s->ncoo, &ci0, s->ncoo, &cj0));
-      PetscCall(PetscArraycpy(ci0, ci, s->ncoo));
-      PetscCall(PetscArraycpy(cj0, cj, s->ncoo));
-      PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
+      PetscCall(TdSeqAIJPreallocateCOO(s->J, s->ncoo, ci, cj, &s->coo_map));
       PetscCall(TdSeqAIJUseThreadedMult(s->J, &used));
-      if (used) PetscCall(TdCOOMapCreate(s->J, s->ncoo, ci0, cj0, &s->coo_map));
-      PetscCall(PetscFree2(ci0, cj0));
     } else PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
+    PetscCall(PetscLogEventEnd(TD_JacobianPattern, 0, 0, 0, 0));
     if (s->snes) {
       /* a new pattern: the factorisation (and the factor's own copy of the pattern, which a
          parallel MUMPS factor keeps) belongs to the old one; the PC starts afresh */
@@ -146,6 +143,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscCall(PetscLogEventRegister("TdFilmJacobian", id, &TD_FilmJacobian));
     PetscCall(PetscLogEventRegister("TdFilmPattern", id, &TD_FilmPattern));
     PetscCall(PetscLogEventRegister("TdJacobianValues", id, &TD_JacobianValues));
+    PetscCall(PetscLogEventRegister("TdJacobianPattern", id, &TD_JacobianPattern));
     td_events_registered = PETSC_TRUE;
   }
   PetscCall(PetscNew(&s));
@@ -181,9 +179,10 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
   PetscCall(VecDuplicate(s->U, &s->R));
   PetscCall(VecDuplicate(s->U, &s->U0));
+  PetscCall(VecDuplicate(s->U, &s->Uguess));
   PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
-  PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, multiply by the Jacobian (every Krylov iteration) and sum its COO values with the OpenMP threads (PETSc does both on one core)", PETSC_TRUE, &s->threaded_jacobian, NULL));
+  PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, build the Jacobian's pattern and sum its COO values by tribodyn's own map, and multiply by it (every Krylov iteration) with the OpenMP threads; false: PETSc's COO assembly and product", PETSC_TRUE, &s->threaded_jacobian, NULL));
 
   if (model->nfilms) {
     PetscBool changed;
@@ -215,6 +214,23 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 
 static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx);
 static PetscErrorCode FilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset);
+
+/*
+  Initial guess of each Krylov solve (KSP pre-solve hook; the KSP takes a nonzero guess).  The
+  predictor's error changes smoothly from step to step, and so does the Newton correction that
+  removes it: the first Newton iteration of a step starts GMRES from the last step's correction,
+  so that GMRES only has to find their difference; every other solve starts from zero.
+*/
+static PetscErrorCode KrylovInitialGuess(KSP ksp, Vec b, Vec x, void *ctx)
+{
+  TdSolver s = (TdSolver)ctx;
+  PetscInt it;
+  PetscFunctionBegin;
+  PetscCall(SNESGetIterationNumber(s->snes, &it));
+  if (it == 0 && s->have_guess && s->mode == TD_MODE_DYNAMIC && s->guess_dt == s->step_dt && !s->in_test) PetscCall(VecCopy(s->Uguess, x));
+  else PetscCall(VecZeroEntries(x));
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode TdSolverSetFromOptions(TdSolver s)
 {
@@ -326,6 +342,12 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
       PetscBool preonly;
       PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
       s->pc_reuse_ok = !preonly && !s->vi && s->refactor_its > 0 ? PETSC_TRUE : PETSC_FALSE;
+      PetscCall(TdOptionsBool(NULL, "newton_initial_guess", "start the first Krylov solve of each step from the last step's Newton correction (false: from zero)", PETSC_TRUE, &s->newton_guess, NULL));
+      if (preonly || s->vi) s->newton_guess = PETSC_FALSE; /* a direct solve needs no guess; a VI solver changes the system's size */
+      if (s->newton_guess) {
+        PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
+        PetscCall(KSPSetPreSolve(ksp, KrylovInitialGuess, s));
+      }
     }
   }
   {
@@ -368,6 +390,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(VecDestroy(&s->U));
   PetscCall(VecDestroy(&s->R));
   PetscCall(VecDestroy(&s->U0));
+  PetscCall(VecDestroy(&s->Uguess));
   PetscCall(VecDestroy(&s->Useq));
   PetscCall(VecDestroy(&s->Rseq));
   PetscCall(VecScatterDestroy(&s->toall));
@@ -1171,6 +1194,12 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   }
   PetscCall(GetMultipliers(s));
   PetscCall(UpdatePressureRate(s, dt));
+  if (s->newton_guess) {
+    /* this step's Newton correction (SNES's sign: U = U0 - Y), the next one's first guess */
+    PetscCall(VecWAXPY(s->Uguess, -1, s->U, s->U0));
+    s->have_guess = PETSC_TRUE;
+    s->guess_dt   = dt;
+  }
   for (PetscInt i = 0; i < m->nfull; i++) {
     s->q[i]   = s->q1[i];
     s->v[i]   = s->v1[i];
