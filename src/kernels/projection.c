@@ -207,7 +207,7 @@ static int project_newton(const Surface *sf, double size, const FilmLine *line, 
   residual(t1, t2, d, R);
   int it = 0, converged = 0;
   for (;;) {
-    const double rn = hypot(R[0], R[1]);
+    const double rn = sqrt(R[0] * R[0] + R[1] * R[1]); /* moderate sizes: no need of hypot's scaling */
     const double rtol = PROJ_RES_TOL * size + 4.0 * DBL_EPSILON * vec3_norm(d);
     if (rn <= rtol) {
       converged = 1;
@@ -223,7 +223,7 @@ static int project_newton(const Surface *sf, double size, const FilmLine *line, 
     const double det = J00 * J11 - J01 * J10;
     if (!(fabs(det) > PROJ_SINGULAR * vec3_norm(ru) * vec3_norm(rv))) break; /* line parallel to surface */
     double du[2] = {-(J11 * R[0] - J01 * R[1]) / det, -(-J10 * R[0] + J00 * R[1]) / det};
-    double step = hypot(du[0], du[1]);
+    double step = sqrt(du[0] * du[0] + du[1] * du[1]);
     if (!isfinite(step)) break;
     if (step > PROJ_MAX_STEP) {
       du[0] *= PROJ_MAX_STEP / step;
@@ -238,7 +238,7 @@ static int project_newton(const Surface *sf, double size, const FilmLine *line, 
       surface_eval(sf, uvt, trial, dt);
       residual(t1, t2, dt, Rt);
       if (step <= PROJ_LS_MIN_STEP || ls >= PROJ_LS_MAX) break;
-      const double rnt = hypot(Rt[0], Rt[1]);
+      const double rnt = sqrt(Rt[0] * Rt[0] + Rt[1] * Rt[1]);
       if (rnt <= (1.0 - 1e-4 * lam) * rn) break;
       lam *= 0.5;
     }

@@ -103,6 +103,7 @@ PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[]
   PetscCheck(seqaij, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "TdSeqAIJPreallocateCOO needs a MATSEQAIJ matrix");
   PetscCall(TdCOOMapDestroy(map));
   PetscCall(MatGetSize(A, &nrows, &ncols));
+  PetscCheck(n < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscCount_FMT " COO entries: more than the map's PetscInt indices hold; run with -threaded_jacobian false", n);
   /* bucket the kept entries by row, in COO order */
   PetscCall(PetscCalloc1(nrows + 1, &rowstart));
   for (PetscCount e = 0; e < n; e++) {
@@ -145,12 +146,12 @@ PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[]
   for (PetscInt k = 0; k < map->nnz; k++) map->jmap[k + 1] += map->jmap[k];
   {
     /* perm: the entries of each nonzero in COO order (the rows' buckets are in COO order) */
-    PetscCount *next;
+    PetscInt *next;
     PetscCall(PetscMalloc1(map->nnz + 1, &next));
     PetscCall(PetscArraycpy(next, map->jmap, map->nnz + 1));
     for (PetscInt r = 0; r < nrows; r++) {
       for (PetscInt k = ai[r]; k < ai[r + 1]; k++) slot[aj[k]] = k;
-      for (PetscCount k = rowstart[r]; k < rowstart[r + 1]; k++) map->perm[next[slot[cols[byrow[k]]]]++] = byrow[k];
+      for (PetscCount k = rowstart[r]; k < rowstart[r + 1]; k++) map->perm[next[slot[cols[byrow[k]]]]++] = (PetscInt)byrow[k];
     }
     PetscCall(PetscFree(next));
   }
@@ -169,7 +170,7 @@ PetscErrorCode TdCOOMapSetValues(Mat A, const TdCOOMap *map, const PetscScalar v
   const PetscInt   *ai, *aj;
   PetscInt          n;
   PetscScalar      *aa;
-  const PetscCount *jmap = map->jmap, *perm = map->perm;
+  const PetscInt *jmap = map->jmap, *perm = map->perm;
   PetscFunctionBegin;
   PetscCall(GetCSR(A, &n, &ai, &aj));
   PetscCheck(ai[n] == map->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map has %" PetscInt_FMT " nonzeros, the matrix %" PetscInt_FMT ": the map belongs to another pattern", map->nnz, ai[n]);
@@ -180,7 +181,7 @@ PetscErrorCode TdCOOMapSetValues(Mat A, const TdCOOMap *map, const PetscScalar v
     ThreadRows(ai, n, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
     for (PetscInt k = ai[r0]; k < ai[r1]; k++) {
       PetscScalar sum = 0;
-      for (PetscCount m = jmap[k]; m < jmap[k + 1]; m++) sum += v[perm[m]];
+      for (PetscInt m = jmap[k]; m < jmap[k + 1]; m++) sum += v[perm[m]];
       aa[k] = sum;
     }
   }
