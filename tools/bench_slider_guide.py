@@ -42,7 +42,8 @@ done = [l for l in proc.stdout.splitlines() if l.startswith("tribodyn: done")]
 print(done[0] if done else "")
 print("threads %s, wall %.1f s (PETSc log: %.1f s)" % (env.get("OMP_NUM_THREADS", "default"), wall, total))
 rows = [("element tangents", ["TdElementTangent"]), ("element forces", ["TdElementForces"]),
-        ("film Jacobian (coupling blocks)", ["TdFilmJacobian"]), ("film residual", ["TdFilmResidual"]),
+        ("film residual (a solve's first: with the film Jacobian)", ["TdFilmResidual"]),
+        ("film Jacobian (iterates without a fused residual)", ["TdFilmJacobian"]),
         ("film-body pattern (update, preallocation)", ["TdFilmPattern", "TdJacobianPattern"]),
         ("matrix assembly (COO values)", ["MatSetValuesCOO", "TdJacobianValues"]),
         ("linear solves: Krylov (MatSolve with the kept LU, MatMult)", ["KSPSolve"]),
