@@ -35,7 +35,7 @@ static PetscErrorCode GetCSR(Mat A, PetscInt *n, const PetscInt **ai, const Pets
   PetscBool done;
   PetscFunctionBegin;
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, n, ai, aj, &done));
-  PetscCheck(done, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The Jacobian's row structure is not available to the threaded product; run with -threaded_jacobian false");
+  PetscCheck(done, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The Jacobian's row structure (MatGetRowIJ) is not available; run with -threaded_jacobian false");
   PetscFunctionReturn(0);
 }
 
@@ -95,7 +95,7 @@ PetscErrorCode TdSeqAIJUseThreadedMult(Mat A, PetscBool *used)
 */
 PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], TdCOOMap *map)
 {
-  PetscInt    nrows, ncols, *ai, *aj, *mark, *slot;
+  PetscInt    nrows, ncols, *ai, *aj, *mark, *slot, *pos;
   PetscCount *rowstart, *byrow, *fill;
   PetscBool   seqaij;
   PetscFunctionBegin;
@@ -135,13 +135,17 @@ PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[]
     PetscCall(PetscSortInt(nz, &aj[ai[r]]));
     ai[r + 1] = ai[r] + nz;
   }
-  /* slots: entry e of row r lands on the nonzero of its column */
+  /* the nonzero each bucketed entry lands on (its column's slot in its row), counted per nonzero */
   map->nnz = ai[nrows];
   PetscCall(PetscCalloc1(map->nnz + 1, &map->jmap));
   PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &map->perm));
+  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &pos));
   for (PetscInt r = 0; r < nrows; r++) {
     for (PetscInt k = ai[r]; k < ai[r + 1]; k++) slot[aj[k]] = k;
-    for (PetscCount k = rowstart[r]; k < rowstart[r + 1]; k++) map->jmap[slot[cols[byrow[k]]] + 1]++;
+    for (PetscCount k = rowstart[r]; k < rowstart[r + 1]; k++) {
+      pos[k] = slot[cols[byrow[k]]];
+      map->jmap[pos[k] + 1]++;
+    }
   }
   for (PetscInt k = 0; k < map->nnz; k++) map->jmap[k + 1] += map->jmap[k];
   {
@@ -149,12 +153,10 @@ PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[]
     PetscInt *next;
     PetscCall(PetscMalloc1(map->nnz + 1, &next));
     PetscCall(PetscArraycpy(next, map->jmap, map->nnz + 1));
-    for (PetscInt r = 0; r < nrows; r++) {
-      for (PetscInt k = ai[r]; k < ai[r + 1]; k++) slot[aj[k]] = k;
-      for (PetscCount k = rowstart[r]; k < rowstart[r + 1]; k++) map->perm[next[slot[cols[byrow[k]]]]++] = (PetscInt)byrow[k];
-    }
+    for (PetscCount k = 0; k < rowstart[nrows]; k++) map->perm[next[pos[k]]++] = (PetscInt)byrow[k];
     PetscCall(PetscFree(next));
   }
+  PetscCall(PetscFree(pos));
   PetscCall(MatSeqAIJSetPreallocationCSR(A, ai, aj, NULL));
   PetscCall(PetscFree2(mark, slot));
   PetscCall(PetscFree(aj));
