@@ -80,6 +80,8 @@ static const char option_reference[] =
   "  (0: factor every Jacobian); Swift-Stieber cavitation by semismooth Newton (-snes_type vinewtonrsls: VI);\n"
   "  -pc_type fieldsplit splits into bodies, films, drives; -monitor_blocks prints the residual blocks;\n"
   "  -test_jacobian N checks N Jacobians by central differences, block by block.\n"
+  "  One rank: the kept LU in single precision, -pc_factor_mat_solver_type mumps_single (a preconditioner;\n"
+  "  -mat_mumps_single_ordering <amd>, _icntl_14 <30>, _cntl_1 <0.01>); mumps: the double LU\n"
   "Options read for the named objects follow.\n\n";
 
 typedef struct {

@@ -13,6 +13,7 @@
 */
 #include <tribodyn/solver.h>
 #include <tribodyn/options.h>
+#include <tribodyn/mumps_single.h>
 #include <petsc/private/petscimpl.h>
 #include <omp.h>
 
@@ -267,7 +268,14 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 60));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCLU));
-  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+  {
+    /* one rank: the LU in single precision (mumps_single.h), half the bytes for the triangular
+       solves of every Krylov iteration; it preconditions as well as the double one */
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(s->comm, &size));
+    PetscCall(TdMumpsSingleRegister());
+    PetscCall(PCFactorSetMatSolverType(pc, size == 1 ? MATSOLVERMUMPSSINGLE : MATSOLVERMUMPS));
+  }
   PetscCall(SNESSetMaxLinearSolveFailures(s->snes, 0));
   atol = 1e-10 * PetscMax(s->model->force_scale, 1e-12);
   for (PetscInt l = 0; l < s->model->nloads; l++) {
@@ -341,6 +349,25 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
          size of its reduced system) */
       PetscBool preonly;
       PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
+      if (preonly) {
+        /* a direct solve takes the factor's solution as the Newton step: it must be the double
+           LU, not the single-precision preconditioner (about 1e-7 relative) */
+        PC            pc1;
+        PetscBool     islu, given;
+        MatSolverType st;
+        PetscCall(KSPGetPC(ksp, &pc1));
+        PetscCall(PetscObjectTypeCompare((PetscObject)pc1, PCLU, &islu));
+        if (islu) {
+          PetscCall(PCFactorGetMatSolverType(pc1, &st));
+          PetscCall(PetscStrcmp(st, MATSOLVERMUMPSSINGLE, &islu));
+        }
+        if (islu) {
+          PetscCall(PetscOptionsHasName(NULL, NULL, "-pc_factor_mat_solver_type", &given));
+          PetscCheck(!given, s->comm, PETSC_ERR_USER_INPUT, "-pc_factor_mat_solver_type mumps_single is a single-precision preconditioner for a Krylov method; with -ksp_type preonly use -pc_factor_mat_solver_type mumps");
+          PetscCall(PCReset(pc1)); /* a factor may exist already (the initial accelerations) */
+          PetscCall(PCFactorSetMatSolverType(pc1, MATSOLVERMUMPS));
+        }
+      }
       s->pc_reuse_ok = !preonly && !s->vi && s->refactor_its > 0 ? PETSC_TRUE : PETSC_FALSE;
       PetscCall(TdOptionsBool(NULL, "newton_initial_guess", "start the first Krylov solve of each step from the last step's Newton correction (false: from zero)", PETSC_TRUE, &s->newton_guess, NULL));
       if (preonly || s->vi) s->newton_guess = PETSC_FALSE; /* a direct solve needs no guess; a VI solver changes the system's size */

@@ -1,0 +1,278 @@
+/*
+  Single-precision MUMPS LU as a PETSc solver type for one-rank MATSEQAIJ (mumps_single.h).
+
+  PETSc's own MUMPS interface factors in the precision of PetscScalar (double here).  This one
+  keeps the pattern and a float copy of the values in MUMPS's assembled, centralised format
+  (1-based COO, ICNTL(5) = 0, ICNTL(18) = 0), analyses at the symbolic stage, factors at the
+  numeric one and solves one right-hand side per MatSolve, rounding the right-hand side to float
+  and the solution back to double.  The factor object follows PETSc's external-package pattern
+  (the factor Mat carries the solver's ops), which needs PETSc's private matimpl.h: tribodyn is
+  built against Debian's PETSc 3.18 only (CMakeLists.txt).
+*/
+#include <tribodyn/mumps_single.h>
+#include <petsc/private/matimpl.h>
+#include <smumps_c.h>
+
+#define ICNTL(I) icntl[(I)-1]
+#define CNTL(I)  cntl[(I)-1]
+#define INFOG(I) infog[(I)-1]
+
+typedef struct {
+  SMUMPS_STRUC_C id;
+  MPI_Comm       comm;
+  PetscBool      started;  /* id initialised (job -1): terminate it on destroy */
+  PetscBool      analysed; /* the pattern below is MUMPS's */
+  PetscInt       n;
+  PetscInt64     nnz;
+  MUMPS_INT     *irn, *jcn; /* 1-based row and column of each nonzero, in CSR order */
+  float         *a, *rhs;
+  PetscInt       ordering; /* ICNTL(7) */
+  PetscInt       icntl14;  /* ICNTL(14): extra working space, percent */
+  PetscReal      cntl1;    /* CNTL(1): relative pivoting threshold */
+  PetscBool      verbose;
+} MumpsSingle;
+
+static const char *const orderings[]      = {"amd", "amf", "scotch", "pord", "metis", "qamd", "auto", "MumpsSingleOrdering", "", NULL};
+static const MUMPS_INT   ordering_icntl[] = {0, 2, 3, 4, 5, 6, 7};
+
+static void Run(MumpsSingle *ms, MUMPS_INT job)
+{
+  ms->id.job = job;
+  smumps_c(&ms->id);
+}
+
+/* MUMPS's failures that more working space (ICNTL(14)) cures */
+static PetscBool NeedsMoreSpace(MUMPS_INT info1)
+{
+  return info1 == -8 || info1 == -9 || info1 == -11 || info1 == -14 || info1 == -15 ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* A's values, rounded to float, in the analysed CSR order */
+static PetscErrorCode CopyValues(MumpsSingle *ms, Mat A)
+{
+  const PetscScalar *v;
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetArrayRead(A, &v));
+  for (PetscInt64 k = 0; k < ms->nnz; k++) ms->a[k] = (float)PetscRealPart(v[k]);
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
+{
+  MumpsSingle       *ms = (MumpsSingle *)F->data;
+  const PetscScalar *ba;
+  PetscScalar       *xa;
+  PetscFunctionBegin;
+  if (F->factorerrortype) {
+    /* a failed factorisation: PETSc's convention, so that the Krylov method stops */
+    PetscCall(VecSetInf(x));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGetArrayRead(b, &ba));
+  for (PetscInt i = 0; i < ms->n; i++) ms->rhs[i] = (float)PetscRealPart(ba[i]);
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  ms->id.nrhs = 1;
+  ms->id.lrhs = (MUMPS_INT)ms->n;
+  ms->id.rhs  = ms->rhs;
+  Run(ms, 3);
+  PetscCheck(ms->id.INFOG(1) >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Single-precision MUMPS: the solve failed, INFOG(1) = %d, INFOG(2) = %d (see the MUMPS users' guide)", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2));
+  PetscCall(VecGetArray(x, &xa));
+  for (PetscInt i = 0; i < ms->n; i++) xa[i] = (PetscScalar)ms->rhs[i];
+  PetscCall(VecRestoreArray(x, &xa));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)ms->id.INFOG(29)));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatLUFactorNumeric_MumpsSingle(Mat F, Mat A, const MatFactorInfo *info)
+{
+  MumpsSingle *ms = (MumpsSingle *)F->data;
+  PetscInt     nnz, n;
+  PetscFunctionBegin;
+  (void)info;
+  PetscCall(MatGetSize(A, &n, NULL));
+  {
+    MatInfo ainfo;
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));
+    nnz = (PetscInt)ainfo.nz_used;
+  }
+  PetscCheck(ms->analysed && n == ms->n && (PetscInt64)nnz == ms->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Single-precision MUMPS: the matrix's pattern (%" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros) is not the analysed one (%" PetscInt_FMT " rows, %" PetscInt64_FMT " nonzeros); a new pattern needs a new symbolic factorisation (PCReset)", n, nnz, ms->n, ms->nnz);
+  PetscCall(CopyValues(ms, A));
+  for (int attempt = 0;; attempt++) {
+    Run(ms, 2);
+    if (!NeedsMoreSpace(ms->id.INFOG(1)) || attempt == 4) break;
+    ms->id.ICNTL(14) = ms->id.ICNTL(14) < 20 ? 40 : 2 * ms->id.ICNTL(14); /* pivoting needed more room than the analysis foresaw */
+  }
+  if (ms->id.INFOG(1) < 0) {
+    const PetscBool singular = ms->id.INFOG(1) == -10 ? PETSC_TRUE : PETSC_FALSE;
+    PetscCheck(!A->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Single-precision MUMPS: the numerical factorisation failed, INFOG(1) = %d, INFOG(2) = %d%s", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2), singular ? " (the matrix is numerically singular)" : " (see the MUMPS users' guide; -pc_factor_mat_solver_type mumps uses double precision)");
+    F->factorerrortype = singular ? MAT_FACTOR_NUMERIC_ZEROPIVOT : MAT_FACTOR_OTHER;
+    PetscCall(PetscInfo(F, "single-precision MUMPS factorisation failed: INFOG(1) = %d, INFOG(2) = %d\n", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2)));
+  } else F->factorerrortype = MAT_FACTOR_NOERROR;
+  F->ops->solve = MatSolve_MumpsSingle;
+  F->assembled  = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
+{
+  MumpsSingle    *ms = (MumpsSingle *)F->data;
+  const PetscInt *ai, *aj;
+  PetscInt        n;
+  PetscBool       done;
+  PetscFunctionBegin;
+  (void)r;
+  (void)c;
+  (void)info;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
+  PetscCheck((PetscInt64)ai[n] < (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: too many nonzeros for 32-bit indices");
+  PetscCall(PetscFree4(ms->irn, ms->jcn, ms->a, ms->rhs));
+  ms->n   = n;
+  ms->nnz = ai[n];
+  PetscCall(PetscMalloc4(ms->nnz, &ms->irn, ms->nnz, &ms->jcn, ms->nnz, &ms->a, n, &ms->rhs));
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+      ms->irn[k] = (MUMPS_INT)(i + 1);
+      ms->jcn[k] = (MUMPS_INT)(aj[k] + 1);
+    }
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscCall(CopyValues(ms, A)); /* the analysis may use the values (maximum transversal, scaling) */
+  ms->id.n         = (MUMPS_INT)ms->n; /* MatRestoreRowIJ cleared n */
+  ms->id.nnz       = (MUMPS_INT8)ms->nnz;
+  ms->id.irn       = ms->irn;
+  ms->id.jcn       = ms->jcn;
+  ms->id.a         = ms->a;
+  ms->id.ICNTL(5)  = 0; /* assembled */
+  ms->id.ICNTL(18) = 0; /* centralised on the host */
+  ms->id.ICNTL(7)  = ordering_icntl[ms->ordering];
+  ms->id.ICNTL(14) = (MUMPS_INT)ms->icntl14;
+  ms->id.CNTL(1)   = (float)ms->cntl1;
+  ms->id.ICNTL(20) = 0; /* dense right-hand side */
+  ms->id.ICNTL(21) = 0; /* centralised solution, in rhs */
+  Run(ms, 1);
+  PetscCheck(ms->id.INFOG(1) >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Single-precision MUMPS: the analysis failed, INFOG(1) = %d, INFOG(2) = %d (see the MUMPS users' guide)", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2));
+  ms->analysed              = PETSC_TRUE;
+  F->ops->lufactornumeric   = MatLUFactorNumeric_MumpsSingle;
+  F->ops->solve             = MatSolve_MumpsSingle;
+  F->factorerrortype        = MAT_FACTOR_NOERROR;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatGetInfo_MumpsSingle(Mat F, MatInfoType flag, MatInfo *info)
+{
+  MumpsSingle *ms = (MumpsSingle *)F->data;
+  PetscFunctionBegin;
+  (void)flag;
+  PetscCall(PetscMemzero(info, sizeof *info));
+  info->block_size   = 1.0;
+  info->nz_allocated = ms->analysed ? (PetscLogDouble)ms->id.INFOG(20) : 0; /* estimated factor entries */
+  info->nz_used      = ms->analysed ? (PetscLogDouble)ms->id.INFOG(29) : 0; /* actual, after a factorisation */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatView_MumpsSingle(Mat F, PetscViewer viewer)
+{
+  MumpsSingle *ms = (MumpsSingle *)F->data;
+  PetscBool    ascii;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii) PetscFunctionReturn(0);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "single-precision MUMPS LU (a preconditioner: float factor, double vectors)\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  ordering %s (ICNTL(7) = %d), ICNTL(14) = %d, CNTL(1) = %g\n", orderings[ms->ordering], (int)ms->id.ICNTL(7), (int)ms->id.ICNTL(14), (double)ms->id.CNTL(1)));
+  if (ms->analysed) PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " rows, %" PetscInt64_FMT " matrix nonzeros, %d factor entries\n", ms->n, ms->nnz, (int)ms->id.INFOG(29)));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatFactorGetSolverType_MumpsSingle(Mat F, MatSolverType *type)
+{
+  PetscFunctionBegin;
+  (void)F;
+  *type = MATSOLVERMUMPSSINGLE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDestroy_MumpsSingle(Mat F)
+{
+  MumpsSingle *ms = (MumpsSingle *)F->data;
+  PetscFunctionBegin;
+  if (ms) {
+    if (ms->started) Run(ms, -2);
+    PetscCall(PetscFree4(ms->irn, ms->jcn, ms->a, ms->rhs));
+    if (ms->comm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&ms->comm));
+    PetscCall(PetscFree(F->data));
+  }
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatGetFactor_SeqAIJ_MumpsSingle(Mat A, MatFactorType ftype, Mat *F)
+{
+  Mat          B;
+  MumpsSingle *ms;
+  PetscMPIInt  size;
+  PetscInt     m, n;
+  PetscFunctionBegin;
+  PetscCheck(ftype == MAT_FACTOR_LU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "Single-precision MUMPS provides LU only");
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCheck(size == 1, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "Single-precision MUMPS runs on one rank; use -pc_factor_mat_solver_type mumps");
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Single-precision MUMPS: the matrix is not square (%" PetscInt_FMT " x %" PetscInt_FMT ")", m, n);
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+  PetscCall(MatSetSizes(B, m, n, m, n));
+  PetscCall(PetscStrallocpy(MATSOLVERMUMPSSINGLE, &((PetscObject)B)->type_name));
+  PetscCall(MatSetUp(B));
+  PetscCall(PetscNew(&ms));
+  ms->comm                 = MPI_COMM_NULL;
+  ms->ordering             = 0;
+  ms->icntl14              = 30;
+  ms->cntl1                = 0.01;
+  B->data                  = ms;
+  B->ops->lufactorsymbolic = MatLUFactorSymbolic_MumpsSingle;
+  B->ops->getinfo          = MatGetInfo_MumpsSingle;
+  B->ops->view             = MatView_MumpsSingle;
+  B->ops->destroy          = MatDestroy_MumpsSingle;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_MumpsSingle));
+  B->factortype     = MAT_FACTOR_LU;
+  B->assembled      = PETSC_TRUE; /* -ksp_view asks */
+  B->preallocated   = PETSC_TRUE;
+  B->canuseordering = PETSC_FALSE; /* MUMPS orders itself (-mat_mumps_single_ordering) */
+  PetscCall(PetscFree(B->solvertype));
+  PetscCall(PetscStrallocpy(MATSOLVERMUMPSSINGLE, &B->solvertype));
+  PetscCall(PetscStrallocpy(MATORDERINGEXTERNAL, (char **)&B->preferredordering[MAT_FACTOR_LU]));
+
+  PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, "Single-precision MUMPS LU (tribodyn)", "Mat");
+  PetscCall(PetscOptionsEnum("-mat_mumps_single_ordering", "fill-reducing ordering (MUMPS ICNTL(7)); AMD gave the smallest factor and fastest solves on the slider-guide Jacobian", "mumps_single.h", orderings, (PetscEnum)ms->ordering, (PetscEnum *)&ms->ordering, NULL));
+  PetscCall(PetscOptionsInt("-mat_mumps_single_icntl_14", "extra working space for pivoting, percent (MUMPS ICNTL(14)); raised and retried when a factorisation needs more", "mumps_single.h", ms->icntl14, &ms->icntl14, NULL));
+  PetscCall(PetscOptionsReal("-mat_mumps_single_cntl_1", "relative pivoting threshold (MUMPS CNTL(1))", "mumps_single.h", ms->cntl1, &ms->cntl1, NULL));
+  PetscCall(PetscOptionsBool("-mat_mumps_single_verbose", "print MUMPS's own statistics (ICNTL(4) = 2)", "mumps_single.h", ms->verbose, &ms->verbose, NULL));
+  PetscOptionsEnd();
+  PetscCheck(ms->icntl14 >= 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "Option -mat_mumps_single_icntl_14 must not be negative (it is a percentage of extra working space)");
+  PetscCheck(ms->cntl1 >= 0 && ms->cntl1 <= 1, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "Option -mat_mumps_single_cntl_1 must lie in [0, 1] (a relative pivoting threshold)");
+
+  /* MUMPS on its own communicator, so that its messages cannot meet the caller's */
+  PetscCallMPI(MPI_Comm_dup(PetscObjectComm((PetscObject)A), &ms->comm));
+  ms->id.par          = 1; /* the host works */
+  ms->id.sym          = 0; /* unsymmetric */
+  ms->id.comm_fortran = (MUMPS_INT)MPI_Comm_c2f(ms->comm);
+  Run(ms, -1);
+  PetscCheck(ms->id.INFOG(1) >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Single-precision MUMPS: initialisation failed, INFOG(1) = %d", (int)ms->id.INFOG(1));
+  ms->started     = PETSC_TRUE;
+  ms->id.ICNTL(1) = ms->verbose ? 6 : -1; /* error messages */
+  ms->id.ICNTL(2) = -1;                   /* diagnostics */
+  ms->id.ICNTL(3) = ms->verbose ? 6 : -1; /* global information */
+  ms->id.ICNTL(4) = ms->verbose ? 2 : 0;
+  *F              = B;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdMumpsSingleRegister(void)
+{
+  PetscBool         have_mtype, have_stype;
+  MatSolverFunction f;
+  PetscFunctionBegin;
+  PetscCall(MatInitializePackage()); /* PETSc's own solver types first: it registers them lazily */
+  PetscCall(MatSolverTypeGet(MATSOLVERMUMPSSINGLE, MATSEQAIJ, MAT_FACTOR_LU, &have_mtype, &have_stype, &f));
+  if (!f) PetscCall(MatSolverTypeRegister(MATSOLVERMUMPSSINGLE, MATSEQAIJ, MAT_FACTOR_LU, MatGetFactor_SeqAIJ_MumpsSingle));
+  PetscFunctionReturn(0);
+}
