@@ -79,7 +79,7 @@ void ancf3843_reference_coordinates(double a, double b, double c, const double x
 
 /* (F2, F3, F5) Q = Q_int(e) + Q_v(e, edot): generalised internal and damping force.
    If strain_energy is not NULL it receives the elastic strain energy of the element [J].
-   edot may be NULL (at rest) in these three functions. */
+   edot may be NULL (at rest) in these three functions; Q may be NULL here (the energy only). */
 void ancf3843_internal_force(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
                              const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
                              double Q[ANCF3843_NDOF], double *strain_energy, Ancf3843Work *work);

@@ -1299,10 +1299,10 @@ PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal *kinetic, PetscReal *strain)
     for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
-      PetscReal               eq[NDOF], ev[NDOF], zero[NDOF] = {0}, Q[NDOF], w;
+      PetscReal               eq[NDOF], ev[NDOF], w;
       TdModelElementGather(m, e, s->q, PETSC_TRUE, eq);
       TdModelElementGather(m, e, s->v, PETSC_FALSE, ev);
-      ancf3843_internal_force(geo, &body->material, eq, zero, Q, &w, work);
+      ancf3843_internal_force(geo, &body->material, eq, NULL, NULL, &w, work); /* the energy only */
       es += w;
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
         for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) ek += 0.5 * body->rho * geo->mass_unit[k][l] * (ev[3 * k] * ev[3 * l] + ev[3 * k + 1] * ev[3 * l + 1] + ev[3 * k + 2] * ev[3 * l + 2]);
