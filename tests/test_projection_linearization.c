@@ -266,6 +266,33 @@ static void run_case(int face, int ptype, double worst[12])
            esame);
     failures++;
   }
+
+  /* the packed variant: over a structure filled with a marker, entry 3 ja + i of each array equals
+     the full version's entry 3 act[ja] + i bitwise (with and without profile), and the entries
+     from 36 on are not written */
+  {
+    int act[ANCF3843_FACE_NSHAPE], bad = 0;
+    const FilmProfile *profs[2] = {&C.prof, NULL};
+    ancf3843_face_shapes(face, act);
+    for (int v = 0; v < 2; v++) {
+      FilmFaceLinearization Lf, Lp;
+      FilmLine line;
+      double *f = (double *)&Lf, *p = (double *)&Lp;
+      const size_t narrays = sizeof(Lf) / sizeof(double) / ND;
+      film_line_init(C.n, &line);
+      for (size_t j = 0; j < narrays * ND; j++) p[j] = 12345.0;
+      film_linearize_ancf_face_line(C.a, C.b, C.c, face, C.e, C.edot, C.eref, profs[v], C.x, &line, C.xdot, &pt, &Lf);
+      film_linearize_ancf_face_line_packed(C.a, C.b, C.c, face, C.e, C.edot, C.eref, profs[v], C.x, &line, C.xdot, &pt, &Lp);
+      for (size_t arr = 0; arr < narrays; arr++) {
+        for (int ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+          for (int i = 0; i < 3; i++)
+            if (p[arr * ND + 3 * ja + i] != f[arr * ND + 3 * act[ja] + i]) bad++;
+        for (int j = 3 * ANCF3843_FACE_NSHAPE; j < ND; j++)
+          if (p[arr * ND + j] != 12345.0) bad++;
+      }
+    }
+    check("packed linearisation: the active entries bitwise, the rest untouched", (double)bad, 0.0);
+  }
 }
 
 int main(void)

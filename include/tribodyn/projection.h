@@ -131,5 +131,14 @@ void film_linearize_ancf_face_line(double a, double b, double c, int face, const
                                    const double eref[96], const FilmProfile *prof, const double x[3],
                                    const FilmLine *line, const double xdot[3], const FilmSurfacePoint *pt,
                                    FilmFaceLinearization *lin);
+/* The same, packed: only the face's 36 active coordinates (the 12 shape functions act[] of
+   ancf3843_face_shapes, times 3), coordinate 3 act[ja] + i in entry 3 ja + i of each array; the
+   entries from 36 on are left as they are.  For a caller that needs only the active coordinates:
+   the full structure (9 KB, cleared) was a good part of the film's Jacobian pass, and the packed
+   entries lie together.  An invalid face or line fills the whole structure with NaN, as the full
+   version does. */
+void film_linearize_ancf_face_line_packed(double a, double b, double c, int face, const double e[96], const double edot[96],
+                                          const double eref[96], const FilmProfile *prof, const double x[3], const FilmLine *line,
+                                          const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin);
 
 #endif

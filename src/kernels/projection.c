@@ -677,16 +677,18 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
   film_linearize_ancf_face_line(a, b, c, face, e, edot, eref, prof, x, &line, xdot, pt, lin);
 }
 
-void film_linearize_ancf_face_line(double a, double b, double c, int face, const double e[96], const double edot[96],
-                                   const double eref[96], const FilmProfile *prof, const double x[3], const FilmLine *line,
-                                   const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin)
+/* packed = 0: every entry, coordinate j at index j (film_linearize_ancf_face_line); packed = 1:
+   only the active coordinates', coordinate 3 act[ja] + i at index 3 ja + i
+   (film_linearize_ancf_face_line_packed) */
+static void linearize(double a, double b, double c, int face, const double e[96], const double edot[96],
+                      const double eref[96], const FilmProfile *prof, const FilmLine *line, const double xdot[3],
+                      const FilmSurfacePoint *pt, FilmFaceLinearization *lin, int packed)
 {
   enum { NA = ANCF3843_FACE_NSHAPE };
-  (void)x; /* enters through pt (the converged projection) */
   /* Only the face's 12 active shape functions (ancf3843.h) enter the sums and give nonzero
      derivatives: the others vanish on the face, with their in-face derivatives, and so does every
      term they contribute (skipped, their entries of lin stay 0). */
-  memset(lin, 0, sizeof(*lin));
+  if (!packed) memset(lin, 0, sizeof(*lin));
   const double *n = line->n, *t1 = line->t1, *t2 = line->t2;
   int bad = face < 0 || face > 5 || !line->ok;
   /* second derivatives of S along the face at the projected point */
@@ -753,7 +755,7 @@ void film_linearize_ancf_face_line(double a, double b, double c, int face, const
     const int k = act[ja];
     const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
     for (int i = 0; i < 3; i++) {
-      const int j = 3 * k + i;
+      const int j = packed ? 3 * ja + i : 3 * k + i;
       const double du0 = -S[k] * A[0][i], du1 = -S[k] * A[1][i];
       lin->duv_de[0][j] = du0;
       lin->duv_de[1][j] = du1;
@@ -763,7 +765,15 @@ void film_linearize_ancf_face_line(double a, double b, double c, int face, const
       for (int l = 0; l < 3; l++) lin->dv_de[l][j] = vuv[l][0] * du0 + vuv[l][1] * du1;
     }
   }
-  if (!prof || prof->type == FILM_PROFILE_NONE || !eref) return;
+  if (!prof || prof->type == FILM_PROFILE_NONE || !eref) {
+    if (packed)
+      for (int ja = 0; ja < NA; ja++)
+        for (int i = 0; i < 3; i++) {
+          const int j = 3 * ja + i;
+          lin->dprof_de[j] = lin->dprofrate_de[j] = lin->dprofrate_dedot[j] = 0.0;
+        }
+    return;
+  }
   /* profile: X*, X*_uv, X*_uvuv */
   double X[3] = {0, 0, 0}, Xu[3][2] = {{0, 0}, {0, 0}, {0, 0}}, X2[3][2][2];
   memset(X2, 0, sizeof(X2));
@@ -808,11 +818,27 @@ void film_linearize_ancf_face_line(double a, double b, double c, int face, const
     const int k = act[ja];
     const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
     for (int i = 0; i < 3; i++) {
-      const int j = 3 * k + i;
+      const int j = packed ? 3 * ja + i : 3 * k + i;
       const double du0 = lin->duv_de[0][j], du1 = lin->duv_de[1][j];
       lin->dprof_de[j] = q[0] * du0 + q[1] * du1;
       lin->dprofrate_de[j] = -p[i] * dSud + dd[0] * du0 + dd[1] * du1;
       lin->dprofrate_dedot[j] = -S[k] * p[i];
     }
   }
+}
+
+void film_linearize_ancf_face_line(double a, double b, double c, int face, const double e[96], const double edot[96],
+                                   const double eref[96], const FilmProfile *prof, const double x[3], const FilmLine *line,
+                                   const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin)
+{
+  (void)x; /* enters through pt (the converged projection) */
+  linearize(a, b, c, face, e, edot, eref, prof, line, xdot, pt, lin, 0);
+}
+
+void film_linearize_ancf_face_line_packed(double a, double b, double c, int face, const double e[96], const double edot[96],
+                                          const double eref[96], const FilmProfile *prof, const double x[3], const FilmLine *line,
+                                          const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin)
+{
+  (void)x;
+  linearize(a, b, c, face, e, edot, eref, prof, line, xdot, pt, lin, 1);
 }

@@ -48,7 +48,9 @@ typedef struct {
 } SurfaceState;
 
 /* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9); line: the
-   point's line along n (film_line_init), formed once for both surfaces. */
+   point's line along n (film_line_init), formed once for both surfaces.  v: the unknowns'
+   velocities, or NULL where only the geometry is wanted (the nodal output, the set-up checks):
+   an ANCF face's material velocity is then taken as 0, and with it the rate. */
 static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, SurfaceState *st, PetscBool *found)
 {
   const TdBody    *body = &m->bodies[s->body];
@@ -122,7 +124,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
              fuse multiply-adds and change the last bits of v (and so of every result) */
           const PetscBool  profiled = s->profile.type != FILM_PROFILE_NONE;
           PetscReal        ev[ANCF3843_NDOF], eref[ANCF3843_NDOF];
-          TdModelElementGather(m, e, v, PETSC_FALSE, ev);
+          if (v) TdModelElementGather(m, e, v, PETSC_FALSE, ev);
           if (profiled) TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
           st->element = e;
           st->face    = set->faces[fi].face;
@@ -131,15 +133,21 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
             st->dS_uv[0][k2] = pt.dS_uv[0][k2];
             st->dS_uv[1][k2] = pt.dS_uv[1][k2];
           }
-          if (st->want_lin) film_linearize_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, x, line, xdot, &pt, &st->lin);
+          if (st->want_lin) {
+            /* an axis-aligned cell's coupling needs only the face's active coordinates
+               (FaceActive): packed, in FaceActive's order */
+            if (body->mesh.axis_aligned) film_linearize_ancf_face_line_packed(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, x, line, xdot, &pt, &st->lin);
+            else film_linearize_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, x, line, xdot, &pt, &st->lin);
+          }
           for (PetscInt i = 0; i < 3; i++) {
             st->r[i] = pt.r[i];
             st->v[i] = 0;
             Xmat[i]  = 0;
             Xuv[i][0] = Xuv[i][1] = 0;
           }
-          for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
-            for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[k2] * ev[3 * k2 + i];
+          if (v)
+            for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
+              for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[k2] * ev[3 * k2 + i];
           if (profiled)
             for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
               for (PetscInt i = 0; i < 3; i++) {
@@ -171,7 +179,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
       if (ret == 0) {
         hit->face = fi;
         hit->pt   = pt;
-        *found    = PETSC_TRUE;
+        *found = PETSC_TRUE;
       }
     }
   }
@@ -282,6 +290,29 @@ static PetscInt CouplingSlot(TdModel m, const PetscInt64 keys[], PetscInt n, Pet
   if (slot < 0) {
 #pragma omp atomic write
     m->coupling_miss = PETSC_TRUE;
+  }
+  return slot;
+}
+
+/* The slots a quad's Gauss points look up, remembered for the quad: its 4 points mostly pair the
+   same faces with the same nodes, and each binary search over the pattern's keys is a chain of
+   unpredictable branches.  A full cache looks up without remembering. */
+typedef struct {
+  int        n;
+  PetscInt64 key[16];
+  PetscInt   slot[16];
+} SlotCache;
+
+static PetscInt CachedCouplingSlot(TdModel m, SlotCache *c, const PetscInt64 keys[], PetscInt n, PetscInt64 key)
+{
+  PetscInt slot;
+  for (int i = 0; i < c->n; i++)
+    if (c->key[i] == key) return c->slot[i];
+  slot = CouplingSlot(m, keys, n, key);
+  if (c->n < 16) {
+    c->key[c->n]  = key;
+    c->slot[c->n] = slot;
+    c->n++;
   }
   return slot;
 }
@@ -514,13 +545,14 @@ static void SurfaceDerivativesCompute(TdModel m, const SurfaceState *st, PetscRe
   const FilmFaceLinearization *l = &st->lin;
   const PetscInt               n = FaceActive(m, st->element, st->face, d->idx);
   d->n                           = n;
+  /* lin holds coordinate idx[jj] at jj: packed for the 36 of an axis-aligned cell
+     (ProjectSurface), and idx[jj] = jj for the 96 of a rotated one */
   for (PetscInt jj = 0; jj < n; jj++) {
-    const PetscInt j = d->idx[jj];
-    d->dh[jj]        = ce * (sign * l->dnr_de[j] + l->dprof_de[j]);
-    d->dhdot[jj]     = ce * (sign * l->drate_de[j] + l->dprofrate_de[j]) + cv * (sign * l->drate_dedot[j] + l->dprofrate_dedot[j]);
-    for (PetscInt i = 0; i < 3; i++) d->dv[i][jj] = ce * l->dv_de[i][j];
-    d->duv[0][jj] = ce * l->duv_de[0][j];
-    d->duv[1][jj] = ce * l->duv_de[1][j];
+    d->dh[jj]        = ce * (sign * l->dnr_de[jj] + l->dprof_de[jj]);
+    d->dhdot[jj]     = ce * (sign * l->drate_de[jj] + l->dprofrate_de[jj]) + cv * (sign * l->drate_dedot[jj] + l->dprofrate_dedot[jj]);
+    for (PetscInt i = 0; i < 3; i++) d->dv[i][jj] = ce * l->dv_de[i][jj];
+    d->duv[0][jj] = ce * l->duv_de[0][jj];
+    d->duv[1][jj] = ce * l->duv_de[1][jj];
   }
   /* v = sum_k S_k edot_k */
   for (PetscInt jj = 0; jj < n; jj++) {
@@ -551,7 +583,7 @@ static void RotateBlock(TdModel m, PetscInt erow, PetscInt nrow, PetscInt ecol, 
      dQ_a/dp_j = w S (df_a/dp N_j + df_a/dgradp . gradN_j) p_ref
    with z = (h, dh/dt, vw, vb) and a = wall, base.  Only the face's active coordinates are formed
    (the others are exactly 0 for axis-aligned cells), in the packed order of the pattern. */
-static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
+static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, SlotCache cache[2], PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
 {
   SurfaceDerivatives D[2];
   const PetscReal    sign[2] = {-1, 1};
@@ -566,7 +598,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
     for (PetscInt i = 0; i < 4; i++) {
       const PetscInt ui = f->unknown[nodes[i]];
       slot_qp[s][i]     = -1;
-      if (f->model == TD_FILM_REYNOLDS && ui >= 0 && ss[s]->element >= 0) slot_qp[s][i] = CouplingSlot(m, m->coupling_qp, m->ncoupling_qp, PairKey(8 * ss[s]->element + ss[s]->face, ui));
+      if (f->model == TD_FILM_REYNOLDS && ui >= 0 && ss[s]->element >= 0) slot_qp[s][i] = CachedCouplingSlot(m, &cache[0], m->coupling_qp, m->ncoupling_qp, PairKey(8 * ss[s]->element + ss[s]->face, ui));
     }
   /* pressure rows */
   if (f->model == TD_FILM_REYNOLDS && rs)
@@ -596,7 +628,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       PetscReal                 G[3][ANCF3843_NDOF];
       PetscInt                  slot;
       if (es < 0) continue;
-      slot = CouplingSlot(m, m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
+      slot = CachedCouplingSlot(m, &cache[1], m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
       if (slot < 0) continue;
       for (PetscInt i = 0; i < 3; i++)
         for (PetscInt jj = 0; jj < nb; jj++) G[i][jj] = ts->dh[a][i] * Ds->dh[jj] + dfa_dhdot[a][i] * Ds->dhdot[jj] + dfdv[i][0] * Ds->dv[0][jj] + dfdv[i][1] * Ds->dv[1][jj] + dfdv[i][2] * Ds->dv[2][jj];
@@ -641,10 +673,17 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
           dfdp[i] = ts->dp[a][i] * g->N[gp][jn];
           for (PetscInt d = 0; d < 3; d++) dfdp[i] += ts->dgradp[a][i][d] * g->gradN[gp][jn][d];
         }
-        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-          for (PetscInt i = 0; i < 3; i++) col[3 * k + i] = -w * ss[a]->S[k] * dfdp[i] * f->p_ref;
-        TdModelElementRotateForce(m, ea, col);
-        for (PetscInt j = 0; j < D[a].n; j++) jqp[m->coupling_qp_offset[slot] + j] += col[D[a].idx[j]];
+        if (D[a].n < N) /* an axis-aligned cell: its active coordinates only, no turn */
+          for (PetscInt jj = 0; jj < D[a].n; jj++) {
+            const PetscInt j = D[a].idx[jj];
+            jqp[m->coupling_qp_offset[slot] + jj] += -w * ss[a]->S[j / 3] * dfdp[j % 3] * f->p_ref;
+          }
+        else {
+          for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+            for (PetscInt i = 0; i < 3; i++) col[3 * k + i] = -w * ss[a]->S[k] * dfdp[i] * f->p_ref;
+          TdModelElementRotateForce(m, ea, col);
+          for (PetscInt j = 0; j < N; j++) jqp[m->coupling_qp_offset[slot] + j] += col[j];
+        }
       }
   }
   PetscFunctionReturn(0);
@@ -694,7 +733,9 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   SurfaceState            sw[4], sb[4];
   PetscReal               p[4];
   FilmReynoldsSensitivity rsens;
+  SlotCache               cache[2]; /* face-pressure and face-face pairs */
   PetscFunctionBegin;
+  cache[0].n = cache[1].n = 0;
   for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
   for (PetscInt gp = 0; gp < 4; gp++) {
     PetscReal x[3];
@@ -734,7 +775,7 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     }
     if (coupled) {
       const SurfaceState *ss[2] = {&sw[gp], &sb[gp]};
-      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, jqq, jqp, jpq, block));
+      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, cache, jqq, jqp, jpq, block));
     }
   }
   PetscFunctionReturn(0);
@@ -886,7 +927,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
     char           miss[512];
     sw.want_lin = sb.want_lin = PETSC_FALSE;
     for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
-    if (PointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], cdot, t, q, q, 1e-2, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
+    if (PointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], cdot, t, q, NULL, 1e-2, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
     h[nd] = ok ? ps.h : NAN;
     if (ok) hm = PetscMin(hm, ps.h);
     if (f->model == TD_FILM_REYNOLDS) {
@@ -1135,7 +1176,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
           film_quad_geometry(X, h0, &f->geometry[qd]);
           probe.face = -1;
           film_line_init(f->geometry[qd].n[0], &line);
-          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &s1, &ok));
+          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, &s1, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)f->geometry[qd].x[0][0], (double)f->geometry[qd].x[0][1], (double)f->geometry[qd].x[0][2], m->bodies[f->wall.body].name, f->wall.face);
           if (probe.pt.s > 0)
             for (PetscInt d = 0; d < 3; d++) h0[d] = -h0[d];
@@ -1143,7 +1184,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
         } else film_quad_geometry(X, hint, &f->geometry[qd]);
         for (PetscInt gp = 0; gp < 4; gp++) {
           const FilmQuadGeometry *g = &f->geometry[qd];
-          PetscCall(PointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, m->q_ref, 1e-9, &ps, &s1, &s2, &ok));
+          PetscCall(PointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, &ps, &s1, &s2, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
           if (f->model == TD_FILM_REYNOLDS && !(ps.h > 0))
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the film height at the start is %g m at the film point (%g, %g, %g); the Reynolds film needs a positive gap between %s:%s and %s:%s (the wall above, the base below along the normal)", p, (double)ps.h, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2], m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face);
