@@ -10,8 +10,9 @@
 */
 #include <petscmat.h>
 
-/* Replaces A's MatMult by the threaded product when A is MATSEQAIJ and more than one thread
-   runs; *used says whether it did.  Call again after every MatSetPreallocationCOO. */
+/* Replaces A's MatMult by tribodyn's product when A is MATSEQAIJ (on any number of threads: over
+   runs of consecutive columns it is faster than PETSc's on one thread too); *used says whether
+   it did.  Call again after every MatSetPreallocationCOO. */
 PetscErrorCode TdSeqAIJUseThreadedMult(Mat A, PetscBool *used);
 
 /* Where each COO entry of A's pattern lands: for the nonzero k of A (CSR order),

@@ -172,7 +172,7 @@ PetscErrorCode TdSeqAIJUseThreadedMult(Mat A, PetscBool *used)
   PetscBool seqaij;
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
-  *used = seqaij && omp_get_max_threads() > 1 ? PETSC_TRUE : PETSC_FALSE;
+  *used = seqaij;
   if (*used) {
     PetscCall(ColumnRunsBuild(A));
     PetscCall(MatSetOperation(A, MATOP_MULT, (void (*)(void))MatMult_ThreadedSeqAIJ));
