@@ -179,7 +179,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
       if (ret == 0) {
         hit->face = fi;
         hit->pt   = pt;
-        *found = PETSC_TRUE;
+        *found    = PETSC_TRUE;
       }
     }
   }
