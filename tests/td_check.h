@@ -1,8 +1,8 @@
 #ifndef TRIBODYN_TESTS_TD_CHECK_H
 #define TRIBODYN_TESTS_TD_CHECK_H
 /*
-  Shared scaffolding of the C unit tests (plain C, no PETSc): a count of failed checks, a check
-  of an error against its tolerance, a check of a condition, deterministic random numbers and
+  Shared scaffolding of the one-rank C unit tests: a count of failed checks, a check of an error
+  against its tolerance, a check of a condition (plain, or with a printf-style message), deterministic random numbers and
   3-vector helpers.  Header-only; each test program includes it once.  A test seeds urand() with
   TD_RNG_SEED (define it before including) and ends with `return td_finish();`.
 */
@@ -29,6 +29,19 @@ static inline void Check(int ok, const char *what)
     printf("  FAILED: %s\n", what);
   }
 }
+
+/* a condition with a printf-style message (the values that failed it); only failures are
+   printed, with their place */
+#define CHECKF(cond, ...) \
+  do { \
+    checks++; \
+    if (!(cond)) { \
+      failures++; \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+    } \
+  } while (0)
 
 /* the summary line and the exit code */
 static inline int td_finish(void)

@@ -17,17 +17,7 @@
 #include <petscksp.h>
 #include <stdio.h>
 
-static int nfail = 0, ncheck = 0;
-#define CHECK(cond, ...) \
-  do { \
-    ncheck++; \
-    if (!(cond)) { \
-      nfail++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "td_check.h"
 
 /* -div(grad u) + c . grad u (upwind) on an m x m grid, rows scaled by 10^(-3 + 12 (i mod 7)/6);
    extra: one more off-diagonal per row (a different pattern) when set; perturb: relative change
@@ -123,16 +113,16 @@ int main(int argc, char **argv)
   PetscCall(Solve(A, A, KSPPREONLY, MATSOLVERMUMPSSINGLE, b, x, &its, &reason));
   e = RelError(x, xs);
   printf("one application of the float factor: |x - x*|/|x*| = %.2e\n", (double)e);
-  CHECK(e < 1e-5 && e > 1e-10, "the float LU's solve has error %.2e, expected single precision (1e-10 .. 1e-5)", (double)e);
+  CHECKF(e < 1e-5 && e > 1e-10, "the float LU's solve has error %.2e, expected single precision (1e-10 .. 1e-5)", (double)e);
 
   /* FGMRES with it: double precision */
   PetscCall(Solve(A, A, KSPFGMRES, MATSOLVERMUMPSSINGLE, b, x, &its, &reason));
   PetscCall(Solve(A, A, KSPPREONLY, MATSOLVERPETSC, b, xref, &its_d, &reason));
   e = RelError(x, xs);
   printf("FGMRES + float LU: %d iterations, |x - x*|/|x*| = %.2e, against PETSc's LU %.2e\n", (int)its, (double)e, (double)RelError(x, xref));
-  CHECK(reason > 0 && its <= 5, "FGMRES with the float LU: reason %d after %d iterations (expected convergence within 5)", (int)reason, (int)its);
-  CHECK(e < 1e-9, "FGMRES with the float LU: error %.2e against x*", (double)e);
-  CHECK(RelError(x, xref) < 1e-9, "FGMRES with the float LU: differs from PETSc's LU by %.2e", (double)RelError(x, xref));
+  CHECKF(reason > 0 && its <= 5, "FGMRES with the float LU: reason %d after %d iterations (expected convergence within 5)", (int)reason, (int)its);
+  CHECKF(e < 1e-9, "FGMRES with the float LU: error %.2e against x*", (double)e);
+  CHECKF(RelError(x, xref) < 1e-9, "FGMRES with the float LU: differs from PETSc's LU by %.2e", (double)RelError(x, xref));
 
   /* a kept factor: the operator moved by 5 % */
   PetscCall(CreateMatrix(m, PETSC_FALSE, 0.05, &A2));
@@ -141,7 +131,7 @@ int main(int argc, char **argv)
   PetscCall(Solve(A2, A, KSPFGMRES, MATSOLVERMUMPS, b, xref, &its_d, &reason));
   e = RelError(x, xs);
   printf("perturbed operator, kept factor: float %d iterations (error %.2e), double MUMPS %d iterations\n", (int)its, (double)e, (int)its_d);
-  CHECK(its <= its_d + 2 && e < 1e-9, "kept float factor: %d iterations against %d of the double factor, error %.2e", (int)its, (int)its_d, (double)e);
+  CHECKF(its <= its_d + 2 && e < 1e-9, "kept float factor: %d iterations against %d of the double factor, error %.2e", (int)its, (int)its_d, (double)e);
 
   {
     /* one KSP through new values (numeric refactorisation) and a new pattern (new analysis) */
@@ -163,7 +153,7 @@ int main(int argc, char **argv)
     PetscCall(KSPGetIterationNumber(ksp, &its));
     e = RelError(x, xs);
     printf("new values, same KSP: %d iterations, error %.2e\n", (int)its, (double)e);
-    CHECK(its <= 5 && e < 1e-9, "after new values: %d iterations, error %.2e (was the factor refreshed?)", (int)its, (double)e);
+    CHECKF(its <= 5 && e < 1e-9, "after new values: %d iterations, error %.2e (was the factor refreshed?)", (int)its, (double)e);
     PetscCall(MatDestroy(&A2));
     PetscCall(CreateMatrix(m, PETSC_TRUE, 0.1, &A2)); /* another pattern */
     PetscCall(MatMult(A2, xs, b));
@@ -172,7 +162,7 @@ int main(int argc, char **argv)
     PetscCall(KSPGetIterationNumber(ksp, &its));
     e = RelError(x, xs);
     printf("new pattern, same KSP: %d iterations, error %.2e\n", (int)its, (double)e);
-    CHECK(its <= 5 && e < 1e-9, "after a new pattern: %d iterations, error %.2e", (int)its, (double)e);
+    CHECKF(its <= 5 && e < 1e-9, "after a new pattern: %d iterations, error %.2e", (int)its, (double)e);
     PetscCall(KSPDestroy(&ksp));
   }
 
@@ -194,12 +184,11 @@ int main(int argc, char **argv)
     PetscCall(KSPGetConvergedReason(ksp, &reason));
     PetscCall(PCGetFailedReason(pc, &pcr));
     printf("singular matrix: KSP reason %s, PC failure %s\n", KSPConvergedReasons[reason], PCFailedReasons[pcr]);
-    CHECK(reason < 0 && pcr != PC_NOERROR, "a singular matrix gave KSP reason %d and PC failure %d (expected a failed factorisation)", (int)reason, (int)pcr);
+    CHECKF(reason < 0 && pcr != PC_NOERROR, "a singular matrix gave KSP reason %d and PC failure %d (expected a failed factorisation)", (int)reason, (int)pcr);
     PetscCall(KSPDestroy(&ksp));
     PetscCall(MatDestroy(&S));
   }
 
-  printf("%s: %d of %d checks failed\n", nfail ? "FAILED" : "PASSED", nfail, ncheck);
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(VecDestroy(&xs));
   PetscCall(VecDestroy(&b));
@@ -208,5 +197,5 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&A2));
   PetscCall(PetscFinalize());
-  return nfail ? 1 : 0;
+  return td_finish();
 }

@@ -12,17 +12,7 @@
 #include <omp.h>
 #include <stdio.h>
 
-static int nfail = 0, ncheck = 0;
-#define CHECK(cond, ...) \
-  do { \
-    ncheck++; \
-    if (!(cond)) { \
-      nfail++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
+#include "td_check.h"
 
 static PetscErrorCode Silent(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
 {
@@ -114,7 +104,7 @@ int main(int argc, char **argv)
     PetscCall(TdSeqAIJPreallocateCOO(A, n, ri, ci, &map));
     PetscCall(CreatePattern(nrows, n, ri, ci, &B));
     PetscCall(TdSeqAIJUseThreadedMult(A, &used));
-    CHECK(used, "%d threads: the product was not installed", nthreads);
+    CHECKF(used, "%d threads: the product was not installed", nthreads);
     {
       const PetscInt *ai, *aj, *bi, *bj;
       PetscInt        na, nb;
@@ -124,7 +114,7 @@ int main(int argc, char **argv)
       same = na == nb ? PETSC_TRUE : PETSC_FALSE;
       for (PetscInt r = 0; same && r <= na; r++) same = ai[r] == bi[r] ? PETSC_TRUE : PETSC_FALSE;
       for (PetscInt k = 0; same && k < ai[na]; k++) same = aj[k] == bj[k] ? PETSC_TRUE : PETSC_FALSE;
-      CHECK(same, "%d threads: the pattern differs from MatSetPreallocationCOO's", nthreads);
+      CHECKF(same, "%d threads: the pattern differs from MatSetPreallocationCOO's", nthreads);
       PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &na, &ai, &aj, &done));
       PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done));
     }
@@ -139,9 +129,9 @@ int main(int argc, char **argv)
       PetscCall(TdCOOMapSetValues(A, &map, v));
       PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
       PetscCall(CompareDense(A, nrows, dense, &err));
-      CHECK(err < 1e-14, "%d threads, pass %d: threaded COO values differ from the triplet sums by %g", nthreads, pass, (double)err);
+      CHECKF(err < 1e-14, "%d threads, pass %d: threaded COO values differ from the triplet sums by %g", nthreads, pass, (double)err);
       PetscCall(CompareDense(B, nrows, dense, &err));
-      CHECK(err < 1e-14, "%d threads, pass %d: MatSetValuesCOO differs from the triplet sums by %g (the reference itself)", nthreads, pass, (double)err);
+      CHECKF(err < 1e-14, "%d threads, pass %d: MatSetValuesCOO differs from the triplet sums by %g (the reference itself)", nthreads, pass, (double)err);
       PetscCall(MatCreateVecs(A, &x, &y));
       PetscCall(VecSetRandom(x, rnd));
       PetscCall(MatMult(A, x, y));
@@ -157,12 +147,12 @@ int main(int argc, char **argv)
           ymax = PetscMax(ymax, PetscAbsReal(yref[r]));
           yerr = PetscMax(yerr, PetscAbsReal(PetscRealPart(ya[r]) - yref[r]));
         }
-        CHECK(ya[7] == 0 && ya[40] == 0, "%d threads: empty rows give %g, %g", nthreads, (double)PetscRealPart(ya[7]), (double)PetscRealPart(ya[40]));
+        CHECKF(ya[7] == 0 && ya[40] == 0, "%d threads: empty rows give %g, %g", nthreads, (double)PetscRealPart(ya[7]), (double)PetscRealPart(ya[40]));
         PetscCall(VecRestoreArrayRead(y, &ya));
         PetscCall(PetscFree(yref));
       }
       PetscCall(VecRestoreArray(x, &xa));
-      CHECK(yerr <= 1e-14 * ymax, "%d threads, pass %d: A x differs from the triplet sums by %g (of %g)", nthreads, pass, (double)yerr, (double)ymax);
+      CHECKF(yerr <= 1e-14 * ymax, "%d threads, pass %d: A x differs from the triplet sums by %g (of %g)", nthreads, pass, (double)yerr, (double)ymax);
       PetscCall(VecDestroy(&x));
       PetscCall(VecDestroy(&y));
     }
@@ -178,7 +168,7 @@ int main(int argc, char **argv)
       PetscCall(PetscPushErrorHandler(Silent, NULL));
       ierr = TdCOOMapSetValues(C, &map, v);
       PetscCall(PetscPopErrorHandler());
-      CHECK(ierr != 0, "%d threads: a map applied to another pattern was accepted", nthreads);
+      CHECKF(ierr != 0, "%d threads: a map applied to another pattern was accepted", nthreads);
       PetscCall(TdCOOMapDestroy(&map));
       PetscCall(MatDestroy(&C));
     }
@@ -187,7 +177,6 @@ int main(int argc, char **argv)
   PetscCall(PetscFree3(ri, ci, v));
   PetscCall(PetscFree(dense));
   PetscCall(PetscRandomDestroy(&rnd));
-  printf("test_seqaij_threads: %d checks, %d failed\n", ncheck, nfail);
   PetscCall(PetscFinalize());
-  return nfail ? 1 : 0;
+  return td_finish();
 }
