@@ -23,9 +23,11 @@
   r += r_uv duv, S_k += dS_k/duv duv, without evaluating the face again.  On an ANCF face r and S
   are then exact to O(|duv|^2) = 1e-16 (below the tolerance on R), and r_uv and dS_uv are those
   of the previous iterate, 1e-8 away (a relative error of about 1e-8 in what only the rates and
-  the Jacobian use); on a bilinear quad the step is exact (its second derivative is the twist).  Warm-started projections mostly end with such a step (the film point moved by about
-  1e-3 of the face since the last call: the step after it is about 1e-10, or the first step is
-  already tiny on a face that only deforms), so this saves a quarter of the face evaluations.  At most 20 Newton steps.  If Newton from the caller's guess fails,
+  the Jacobian use); on a bilinear quad the step is exact (its second derivative is the twist).
+  Warm-started projections mostly end with such a step (the film point moved by about 1e-3 of
+  the face since the last call: the step after it is about 1e-10, or the first step is already
+  tiny on a face that only deforms), so this saves a quarter of the face evaluations.  At most
+  20 Newton steps.  If Newton from the caller's guess fails,
   or converges outside the face from a guess outside it (spurious roots of the extrapolated cubic),
   it is run once more from the face centre and the better result kept (so at most 40 steps).
   r - x is accumulated as sum_{position k} S_k (e_k - x) + sum_{slope k} S_k e_k (the position

@@ -69,7 +69,7 @@ static PetscErrorCode ColumnRunsDestroy(void *ctx)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ColumnRunsBuild(Mat A)
+static PetscErrorCode ColumnRunsBuild(Mat A, ColumnRuns **built)
 {
   const PetscInt *ai, *aj;
   PetscInt        n, nruns = 0;
@@ -102,10 +102,11 @@ static PetscErrorCode ColumnRunsBuild(Mat A)
   PetscCall(PetscContainerSetUserDestroy(c, ColumnRunsDestroy));
   PetscCall(PetscObjectCompose((PetscObject)A, "TdColumnRuns", (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
+  *built = runs;
   PetscFunctionReturn(0);
 }
 
-/* The runs of A's current pattern (built again if the pattern changed since) */
+/* The runs of A's current pattern: built at the first product after each change of pattern */
 static PetscErrorCode ColumnRunsGet(Mat A, const ColumnRuns **runs)
 {
   PetscContainer   c;
@@ -115,11 +116,7 @@ static PetscErrorCode ColumnRunsGet(Mat A, const ColumnRuns **runs)
   PetscCall(MatGetNonzeroState(A, &state));
   PetscCall(PetscObjectQuery((PetscObject)A, "TdColumnRuns", (PetscObject *)&c));
   if (c) PetscCall(PetscContainerGetPointer(c, (void **)&r));
-  if (!r || r->state != state) {
-    PetscCall(ColumnRunsBuild(A));
-    PetscCall(PetscObjectQuery((PetscObject)A, "TdColumnRuns", (PetscObject *)&c));
-    PetscCall(PetscContainerGetPointer(c, (void **)&r));
-  }
+  if (!r || r->state != state) PetscCall(ColumnRunsBuild(A, &r));
   *runs = r;
   PetscFunctionReturn(0);
 }
@@ -173,10 +170,7 @@ PetscErrorCode TdSeqAIJUseThreadedMult(Mat A, PetscBool *used)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
   *used = seqaij;
-  if (*used) {
-    PetscCall(ColumnRunsBuild(A));
-    PetscCall(MatSetOperation(A, MATOP_MULT, (void (*)(void))MatMult_ThreadedSeqAIJ));
-  }
+  if (*used) PetscCall(MatSetOperation(A, MATOP_MULT, (void (*)(void))MatMult_ThreadedSeqAIJ));
   PetscFunctionReturn(0);
 }
 
