@@ -55,6 +55,8 @@ typedef struct {
   PetscInt         first_unknown;    /* of this film's pressures in U */
   PetscInt         nunknowns;
   PetscInt        *unknown;          /* nnodes: index in U or -1 (Dirichlet, or dry model) */
+  PetscInt         quad_start, quad_end; /* this rank's quads [start, end): the ranks share the
+                                            quads in contiguous strips; each assembles its own */
   TdFilmHit       *hits;             /* 2 x 4 nquads: wall then base, per Gauss point */
   TdFilmHit       *node_hits;        /* 2 x nnodes, for nodal output */
   PetscReal       *node_normal;      /* 3 x nnodes: mean Gauss-point normal at each node (output) */

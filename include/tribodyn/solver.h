@@ -45,7 +45,10 @@ struct _p_TdSolver {
   PetscReal    *thread_r;        /* nthreads x nfull */
   PetscReal    *rot_work;        /* nthreads x 96 x 96 */
   PetscReal    jacobian_dt;       /* step size of the last assembled Jacobian (lagged Jacobians) */
-  PetscCount   nfilm_coo;          /* film entries of the COO pattern (rank 0) */
+  PetscCount   nfilm_coo;          /* film entries of the COO pattern (this rank's quads) */
+  PetscBool    film_jac_any;       /* some rank has film entries (the Jacobian's film pass) */
+  PetscReal   *film_reduce;       /* the films' rows, loads, frictions and failure flag summed
+                                     over the ranks (FilmsAssembleAll) */
   PetscReal   *film_r;            /* film rows of the Jacobian pass (the cavitation active set) */
   /* The first residual of a Newton solve is always followed by the Jacobian at the same iterate:
      that residual's film pass also fills the film's Jacobian entries (coo_v) and film_r, and the
@@ -55,7 +58,7 @@ struct _p_TdSolver {
   PetscBool    film_jac_ok;       /* ... and that film pass met no projection failure */
   PetscBool    film_jac_miss;     /* ... and met a face pair outside the coupling pattern */
   PetscScalar *film_jac_u;        /* the iterate of that pass (N) */
-  PetscReal   *film_load, *film_friction; /* films' load and friction at the last residual (rank 0) */
+  PetscReal   *film_load, *film_friction; /* films' load and friction at the last residual */
   PetscReal   *film_load_u, film_load_t;   /* ... its unknowns and time (-inf: none) */
   char         film_miss[512];     /* the last projection failure inside Newton */
   PetscBool    in_setup;
@@ -74,9 +77,10 @@ struct _p_TdSolver {
      min(p - p_cav, F) (ncp), or by bounds when -snes_type is a VI solver (vi) */
   PetscBool    ncp, vi;
   PetscReal   *ncp_shift;         /* p_cav/p_ref for cavitating unknowns, -inf elsewhere (N) */
-  PetscBool   *ncp_active;        /* rows on the bound at the last Jacobian (N, rank 0) */
-  PetscInt    *film_coo_rows;     /* row of each film COO entry (rank 0) */
-  PetscCount  *ncp_diag;          /* COO slot of each film row's diagonal, -1 elsewhere (N) */
+  PetscBool   *ncp_active;        /* rows on the bound at the last Jacobian (N, every rank) */
+  PetscInt    *film_coo_rows;     /* row of each of this rank's film COO entries */
+  PetscInt     nncp, *ncp_rows;   /* the cavitating film rows; rank 0 holds a diagonal COO
+                                     entry for each (1 on the bound, else 0) */
   /* Newton-Krylov with a reused factorisation: the preconditioner (LU of an earlier Jacobian)
      is kept while the Krylov solves converge within refactor_its iterations */
   PetscInt     refactor_its;
@@ -104,6 +108,12 @@ PetscErrorCode TdSolverStep(TdSolver solver, PetscReal dt);
 PetscErrorCode TdSolverStatic(TdSolver solver, PetscReal s);
 /* Energies of all ANCF bodies in the current state. */
 PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal *kinetic, PetscReal *strain);
+/* The films at an iterate (TdFilmsAssemble's arguments; r indexed like U, of length N): each
+   rank assembles its own quads, then the film rows of r, the loads, frictions and *ok are summed
+   over the ranks, so that every rank holds the whole film residual.  rfull and jac keep this
+   rank's part (the reverse scatter and the COO assembly add them up).  A projection failure's
+   message is in the film's miss on every rank. */
+PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok);
 /* Joint reaction (force the joint exerts on its body at the point) [N]. */
 void TdSolverJointReaction(TdSolver solver, PetscInt joint, PetscReal f[3]);
 

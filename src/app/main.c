@@ -10,6 +10,7 @@
 #include <tribodyn/solver.h>
 #include <dlfcn.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static const char help[] = "tribodyn: flexible multibody dynamics with ANCF 3843 solid elements, generalised-alpha\n"
@@ -221,8 +222,9 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(VecGetArrayRead(s->Useq, &u));
     PetscCall(PetscArrayzero(s->film_r, s->N));
     {
-      /* rank 0 holds the films' loads of the last residual; if that was this state (the end of
-         a converged step), they are this record's, else the films are evaluated here */
+      /* the films' loads of the last residual (summed over the ranks); if that was this state
+         (the end of a converged step), they are this record's, else the films are evaluated
+         here; rank 0 decides for all */
       PetscMPIInt rank;
       PetscBool   cached = PETSC_FALSE;
       PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
@@ -236,7 +238,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
         PetscCall(PetscArraycpy(load, s->film_load, 3 * m->nfilms));
         PetscCall(PetscArraycpy(friction, s->film_friction, 3 * m->nfilms));
         ok = PETSC_TRUE;
-      } else PetscCall(TdFilmsAssemble(m, t, s->q, s->v, u, 0, 0, NULL, s->film_r, NULL, load, friction, &ok));
+      } else PetscCall(TdSolverFilmsAssemble(s, t, s->q, s->v, u, 0, 0, NULL, s->film_r, NULL, load, friction, &ok));
     }
     if (!ok)
       for (PetscInt f = 0; f < m->nfilms; f++)
@@ -289,6 +291,36 @@ static PetscErrorCode ReadRunControl(MPI_Comm comm, RunControl *rc)
   PetscCall(TdOptionsBool(NULL, "progress", "print a progress line every 5 % of the run", PETSC_TRUE, &rc->progress, NULL));
   if (rc->load_steps < 1) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -load_steps = %" PetscInt_FMT ": at least one load step is needed", rc->load_steps);
   if (rc->output_dt < rc->dt * (1 - 1e-12)) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -output_dt = %g is smaller than the time step -dt = %g; records are written at step ends", (double)rc->output_dt, (double)rc->dt);
+  PetscFunctionReturn(0);
+}
+
+/* The peak resident memory of every rank (getrusage), one line at the end of a run: what a
+   user sizes a cluster job by, and what falls as ranks are added (the model, state and element
+   work are shared out; see README "Running in parallel"). */
+static PetscErrorCode PrintMemoryPerRank(MPI_Comm comm)
+{
+  struct rusage ru;
+  double        mb, *all = NULL;
+  PetscMPIInt   rank, size;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  getrusage(RUSAGE_SELF, &ru);
+  mb = (double)ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
+  if (rank == 0) PetscCall(PetscMalloc1(size, &all));
+  PetscCallMPI(MPI_Gather(&mb, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm));
+  if (rank == 0) {
+    double sum = 0, mx = 0;
+    char   line[1024] = "";
+    size_t len = 0;
+    for (PetscMPIInt r = 0; r < size; r++) {
+      sum += all[r];
+      mx = PetscMax(mx, all[r]);
+      if (size <= 16 && len + 32 < sizeof line) len += (size_t)snprintf(line + len, sizeof line - len, "%s%.0f", r ? " " : "", all[r]);
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "tribodyn: peak memory per rank %s%s%s MB (max %.0f MB, total %.0f MB over %d rank%s)\n", size <= 16 ? "[" : "", size <= 16 ? line : "", size <= 16 ? "]" : "", mx, sum, size, size > 1 ? "s" : ""));
+    PetscCall(PetscFree(all));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -347,6 +379,7 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
   }
   PetscCall(PetscTime(&now));
   PetscCall(PetscPrintf(s->comm, "tribodyn: done, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, %" PetscInt_FMT " LU factorisations, %" PetscInt_FMT " Krylov iterations, wall %.2f s; results in %s\n", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, s->factorizations, total_linear, (double)(now - wall0), rc->output));
+  PetscCall(PrintMemoryPerRank(s->comm));
   PetscFunctionReturn(0);
 }
 

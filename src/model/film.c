@@ -321,7 +321,7 @@ static PetscCount FilmPressureEntries(TdModel m)
 {
   PetscCount n = 0;
   for (PetscInt fi = 0; fi < m->nfilms; fi++)
-    if (m->films[fi].model == TD_FILM_REYNOLDS) n += 16 * (PetscCount)m->films[fi].surface.nquads;
+    if (m->films[fi].model == TD_FILM_REYNOLDS) n += 16 * (PetscCount)(m->films[fi].quad_end - m->films[fi].quad_start);
   return n;
 }
 
@@ -332,7 +332,7 @@ PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], Pets
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     const TdFilm *f = &m->films[fi];
     if (f->model != TD_FILM_REYNOLDS) continue;
-    for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+    for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++) {
       const PetscInt *nodes = &f->surface.quads[4 * qd];
       for (PetscInt i = 0; i < 4; i++)
         for (PetscInt j = 0; j < 4; j++, k++)
@@ -423,7 +423,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
     if (f->wall.kind != TD_FACE_ANCF && f->base.kind != TD_FACE_ANCF) continue;
     FrameMotion(m, f, t, c, cdot);
 #pragma omp parallel for schedule(static) reduction(&& : all_ok)
-    for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+    for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++) {
       const FilmQuadGeometry *g     = &f->geometry[qd];
       const PetscInt         *nodes = &f->surface.quads[4 * qd];
       for (PetscInt gp = 0; gp < 4; gp++) {
@@ -846,12 +846,12 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
           for (PetscCount i = 0; i < ncpl; i++) tqq[i] = 0;
       }
 #pragma omp for schedule(static)
-      for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+      for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++) {
         PetscBool stop;
 #pragma omp atomic read
         stop = bad;
         if (!okt || stop) continue;
-        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + 16 * qd : NULL, tqq, tqp, tpq, block, Lt, Frt, miss, &okt)) {
+        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + 16 * (qd - f->quad_start) : NULL, tqq, tqp, tpq, block, Lt, Frt, miss, &okt)) {
 #pragma omp atomic write
           err = PETSC_TRUE;
         }
@@ -880,7 +880,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       if (jac)
         for (PetscCount i = 0; i < ncpl; i++) jqq[i] += own[nrows + m->nfull + i];
     }
-    if (f->model == TD_FILM_REYNOLDS) kpp += 16 * (PetscCount)f->surface.nquads;
+    if (f->model == TD_FILM_REYNOLDS) kpp += 16 * (PetscCount)(f->quad_end - f->quad_start);
     if (load)
       for (PetscInt d = 0; d < 3; d++) load[3 * fi + d] = L[d];
     if (friction)
@@ -1150,6 +1150,15 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     /* geometry, oriented from the wall to the base; first projections; start-up checks */
     PetscCall(PetscMalloc1(f->surface.nquads, &f->geometry));
     PetscCall(PetscCalloc1(8 * f->surface.nquads, &f->hits));
+    {
+      /* the ranks' shares of the quads: contiguous strips of equal length (each quad costs the
+         same: its projections and one Reynolds element) */
+      PetscMPIInt rank, size;
+      PetscCallMPI(MPI_Comm_rank(m->comm, &rank));
+      PetscCallMPI(MPI_Comm_size(m->comm, &size));
+      f->quad_start = (PetscInt)(((PetscInt64)f->surface.nquads * rank) / size);
+      f->quad_end   = (PetscInt)(((PetscInt64)f->surface.nquads * (rank + 1)) / size);
+    }
     PetscCall(PetscCalloc1(2 * f->surface.nnodes, &f->node_hits));
     for (PetscInt k = 0; k < 8 * f->surface.nquads; k++) f->hits[k].face = -1;
     for (PetscInt k = 0; k < 2 * f->surface.nnodes; k++) f->node_hits[k].face = -1;

@@ -30,8 +30,9 @@ static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
   PetscFunctionReturn(0);
 }
 
-/* The Jacobian with its COO pattern: element blocks of this rank, then (rank 0) the film blocks
-   and the constraint blocks.  Rebuilt when the film-body coupling pattern changes. */
+/* The Jacobian with its COO pattern: element blocks of this rank, the film blocks of this rank's
+   quads, then (rank 0) one diagonal entry per cavitating film row and the constraint blocks.
+   Rebuilt when the film-body coupling pattern changes. */
 static PetscErrorCode BuildJacobian(TdSolver s)
 {
   TdModel     model = s->model;
@@ -45,11 +46,16 @@ static PetscErrorCode BuildJacobian(TdSolver s)
     PetscInt   nloc = s->elem_end - s->elem_start, nc = 0;
     PetscInt  *ci, *cj, k = 0;
     PetscBool  seqaij;
+    PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
     if (rank == 0) {
       for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms + 1;
-      PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
+      nc += s->nncp;
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
+    /* whether any rank has film entries: the film passes of the Jacobian sum over the ranks,
+       so every rank takes them or none */
+    s->film_jac_any = s->nfilm_coo > 0 || s->nncp > 0 ? PETSC_TRUE : PETSC_FALSE;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &s->film_jac_any, 1, MPIU_BOOL, MPI_LOR, s->comm));
     PetscCall(PetscMalloc2(s->ncoo, &ci, s->ncoo, &cj));
     for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
       PetscInt coord[NDOF], f[NDOF];
@@ -61,26 +67,20 @@ static PetscErrorCode BuildJacobian(TdSolver s)
           cj[k] = f[j];
         }
     }
-    if (rank == 0) {
+    {
       PetscCount nfc;
       PetscCall(TdFilmsCOOPattern(model, &nfc, &ci[k], &cj[k]));
       if (s->ncp_shift) {
-        /* the film rows of the pattern, and one diagonal slot per cavitating row (the unit row
-           of a node on the bound, formulation §2) */
+        /* the film rows of this rank's entries: a row on the cavitation bound is cleared by
+           every rank, and rank 0's diagonal entry below makes it the unit row (formulation §2) */
         PetscCall(PetscFree(s->film_coo_rows));
-        PetscCall(PetscFree(s->ncp_diag));
         PetscCall(PetscMalloc1(PetscMax(nfc, 1), &s->film_coo_rows));
-        PetscCall(PetscMalloc1(s->N, &s->ncp_diag));
-        for (PetscInt i = 0; i < s->N; i++) s->ncp_diag[i] = -1;
-        for (PetscCount i = 0; i < nfc; i++) {
-          const PetscInt row = ci[k + i];
-          s->film_coo_rows[i] = row;
-          if (row >= 0 && row == cj[k + i] && s->ncp_shift[row] > PETSC_NINFINITY && s->ncp_diag[row] < 0) s->ncp_diag[row] = k + i;
-        }
+        for (PetscCount i = 0; i < nfc; i++) s->film_coo_rows[i] = ci[k + i];
       }
       k += (PetscInt)nfc;
     }
-    if (rank == 0)
+    if (rank == 0) {
+      for (PetscInt i = 0; i < s->nncp; i++, k++) ci[k] = cj[k] = s->ncp_rows[i];
       for (PetscInt r = 0; r < model->nrows; r++) {
         const TdConstraintRow *row = &model->rows[r];
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) {
@@ -96,6 +96,7 @@ static PetscErrorCode BuildJacobian(TdSolver s)
         ci[k] = cj[k] = model->row_offset + r;
         k++;
       }
+    }
     if (!s->J) {
       /* created once; a changed film-body coupling re-preallocates the same matrix */
       PetscInt nlocal;
@@ -201,6 +202,13 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
       for (PetscInt k = 0; k < s->N; k++) s->ncp_shift[k] = PETSC_NINFINITY;
     }
     for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++) s->ncp_shift[k] = f->p_cav / f->p_ref;
+  }
+  if (s->ncp_shift) {
+    for (PetscInt k = 0; k < s->N; k++)
+      if (s->ncp_shift[k] > PETSC_NINFINITY) s->nncp++;
+    PetscCall(PetscMalloc1(s->nncp, &s->ncp_rows));
+    for (PetscInt k = 0, i = 0; k < s->N; k++)
+      if (s->ncp_shift[k] > PETSC_NINFINITY) s->ncp_rows[i++] = k;
   }
   PetscCall(BuildJacobian(s));
   PetscCall(SNESCreate(s->comm, &s->snes));
@@ -435,6 +443,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->thread_r));
   PetscCall(PetscFree(s->rot_work));
   PetscCall(PetscFree(s->film_r));
+  PetscCall(PetscFree(s->film_reduce));
   PetscCall(PetscFree(s->film_jac_u));
   PetscCall(TdCOOMapDestroy(&s->coo_map));
   PetscCall(PetscFree(s->film_load));
@@ -444,7 +453,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->ncp_active));
   PetscCall(PetscFree2(s->film_u_start, s->film_u_rate));
   PetscCall(PetscFree(s->film_coo_rows));
-  PetscCall(PetscFree(s->ncp_diag));
+  PetscCall(PetscFree(s->ncp_rows));
   PetscCall(PetscFree(s));
   *solver = NULL;
   PetscFunctionReturn(0);
@@ -503,6 +512,45 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J);
 
 static PetscReal StepTime(TdSolver s) { return s->mode == TD_MODE_DYNAMIC ? s->t + s->step_dt : s->t; }
 
+PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
+{
+  TdModel        m  = s->model;
+  const PetscInt nf = m->nfilms, first = m->nfree, nrows = m->row_offset - m->nfree;
+  PetscMPIInt    size, rank;
+  PetscReal     *buf;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  if (!s->film_reduce) PetscCall(PetscMalloc1(nrows + 6 * nf + 1, &s->film_reduce));
+  buf = s->film_reduce;
+  PetscCall(TdFilmsAssemble(m, t, q, v, u, ce, cv, rfull, r, jac, buf + nrows, buf + nrows + 3 * nf, ok));
+  if (size > 1) {
+    /* one sum over the ranks: the film rows (a node's quads may lie on two ranks), the loads
+       and frictions, and the count of ranks whose points left the film's domain */
+    PetscInt fmiss = -1;
+    for (PetscInt i = 0; i < nrows; i++) buf[i] = PetscRealPart(r[first + i]);
+    buf[nrows + 6 * nf] = *ok ? 0 : 1;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, nrows + 6 * nf + 1, MPIU_REAL, MPIU_SUM, s->comm));
+    for (PetscInt i = 0; i < nrows; i++) r[first + i] = buf[i];
+    *ok = buf[nrows + 6 * nf] > 0 ? PETSC_FALSE : PETSC_TRUE;
+    if (!*ok) {
+      /* the message of the lowest rank that met the failure, on every rank */
+      PetscMPIInt src;
+      PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+      for (PetscInt fi = 0; fi < nf && fmiss < 0; fi++)
+        if (m->films[fi].miss[0]) fmiss = fi;
+      src = fmiss >= 0 ? rank : size;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &src, 1, MPI_INT, MPI_MIN, s->comm));
+      if (src < size) {
+        PetscCallMPI(MPI_Bcast(&fmiss, 1, MPIU_INT, src, s->comm));
+        PetscCallMPI(MPI_Bcast(m->films[fmiss].miss, sizeof m->films[fmiss].miss, MPI_CHAR, src, s->comm));
+      }
+    }
+  }
+  if (load) PetscCall(PetscArraycpy(load, buf + nrows, 3 * nf));
+  if (friction) PetscCall(PetscArraycpy(friction, buf + nrows + 3 * nf, 3 * nf));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
 {
   TdSolver           s = (TdSolver)ctx;
@@ -516,7 +564,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   PetscBool          finite = PETSC_TRUE, fuse;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  fuse              = s->film_fuse_next && !s->in_test && s->nfilm_coo > 0 ? PETSC_TRUE : PETSC_FALSE;
+  fuse              = s->film_fuse_next && !s->in_test && s->film_jac_any ? PETSC_TRUE : PETSC_FALSE;
   s->film_fuse_next = PETSC_FALSE;
   s->film_jac_ready = PETSC_FALSE;
   PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
@@ -564,10 +612,10 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   PetscCall(PetscLogEventEnd(TD_ElementForces, 0, 0, 0, 0));
   PetscCall(VecZeroEntries(s->Rseq));
   PetscCall(VecGetArray(s->Rseq, &r));
-  if (rank == 0) {
+  {
     PetscReal *rf = s->thread_r;
-    /* point loads (static: the full force times the load factor) */
-    for (PetscInt l = 0; l < m->nloads; l++) {
+    /* point loads (static: the full force times the load factor), on rank 0 */
+    for (PetscInt l = 0; l < (rank == 0 ? m->nloads : 0); l++) {
       const TdLoad *load = &m->loads[l];
       PetscReal     f[3];
       if (s->mode == TD_MODE_STATIC)
@@ -576,7 +624,8 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
         for (PetscInt i = 0; i < 3; i++) rf[load->point.coord[3 * k + i]] -= load->point.S[k] * f[i];
     }
-    /* films (F11, F14): pressure rows and the film forces on ANCF faces */
+    /* films (F11, F14): pressure rows and the film forces on ANCF faces, each rank its quads;
+       every rank then holds the whole film rows (TdSolverFilmsAssemble) */
     if (m->nfilms) {
       PetscBool ok;
       PetscCall(PetscLogEventBegin(TD_FilmResidual, 0, 0, 0, 0));
@@ -587,7 +636,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
         const PetscBool miss = m->coupling_miss;
         ModeCoefficients(s, &cM, &ce, &cv);
-        PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, ce, cv, rf, r, &s->coo_v[k], s->film_load, s->film_friction, &ok));
+        PetscCall(TdSolverFilmsAssemble(s, t1, s->q1, s->v1, u, ce, cv, rf, r, &s->coo_v[k], s->film_load, s->film_friction, &ok));
         /* a pattern miss concerns the Jacobian pass of this iterate only */
         s->film_jac_miss = m->coupling_miss;
         m->coupling_miss = miss;
@@ -595,7 +644,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         PetscCall(PetscArraycpy(s->film_jac_u, u, s->N));
         s->film_jac_ok    = ok;
         s->film_jac_ready = PETSC_TRUE;
-      } else PetscCall(TdFilmsAssemble(m, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, s->film_load, s->film_friction, &ok));
+      } else PetscCall(TdSolverFilmsAssemble(s, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, s->film_load, s->film_friction, &ok));
       /* the films' loads at this iterate, for the output record of a converged step (the last
          residual SNES evaluates is at its solution) */
       s->film_load_t = ok && !s->in_test ? t1 : PETSC_NINFINITY;
@@ -615,9 +664,12 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
           if (s->in_test ? s->ncp_active[k] : x < PetscRealPart(r[k])) r[k] = x;
         }
       }
+      /* the reverse scatter adds the ranks' rows: the film rows count once, from rank 0 */
+      if (rank != 0)
+        for (PetscInt k = m->nfree; k < m->row_offset; k++) r[k] = 0;
     }
-    /* constraints: Phi_q^T lambda and the scaled rows */
-    for (PetscInt c = 0; c < m->nrows; c++) {
+    /* constraints: Phi_q^T lambda and the scaled rows, on rank 0 */
+    for (PetscInt c = 0; c < (rank == 0 ? m->nrows : 0); c++) {
       const TdConstraintRow *row = &m->rows[c];
       const PetscReal        lam = s->row_scale * u[m->row_offset + c];
       PetscReal              b, bd, bdd, phi = 0;
@@ -642,7 +694,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   PetscCall(VecScatterBegin(s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(VecScatterEnd(s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
   {
-    /* the films are assembled on rank 0: every rank must see an invalid iterate */
+    /* a non-finite entry on any rank makes the iterate invalid on all */
     PetscMPIInt bad = finite ? 0 : 1;
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, s->comm));
     finite = bad ? PETSC_FALSE : PETSC_TRUE;
@@ -697,10 +749,13 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     }
   }
   PetscCall(PetscLogEventEnd(TD_ElementTangents, 0, 0, 0, 0));
-  if (rank == 0) {
+  {
+    /* films: this rank's entries; rank 0 then the cavitating rows' diagonals and the constraint
+       blocks */
     PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
-    if (s->nfilm_coo) {
-      PetscBool ok, same = PETSC_FALSE;
+    PetscBool  ok = PETSC_TRUE;
+    if (s->film_jac_any) {
+      PetscBool same = PETSC_FALSE;
       PetscCall(VecGetArrayRead(s->Useq, &u));
       if (s->film_jac_ready) PetscCall(PetscArraycmp(u, s->film_jac_u, s->N, &same));
       if (same) {
@@ -710,35 +765,36 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       } else {
         PetscCall(PetscArrayzero(s->film_r, s->N));
         PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
-        PetscCall(TdFilmsAssemble(m, StepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
+        PetscCall(TdSolverFilmsAssemble(s, StepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
         PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
       }
       s->film_jac_ready = PETSC_FALSE;
       if (!ok)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
       else if (s->ncp) {
-        /* rows on the cavitation bound become unit rows: d(p - p_cav)/dp (formulation §2) */
+        /* rows on the cavitation bound become unit rows: d(p - p_cav)/dp (formulation §2); the
+           film rows are whole on every rank, so every rank finds the same active set */
         for (PetscInt i = 0; i < s->N; i++)
           if (s->ncp_shift[i] > PETSC_NINFINITY) s->ncp_active[i] = PetscRealPart(u[i]) - s->ncp_shift[i] < PetscRealPart(s->film_r[i]) ? PETSC_TRUE : PETSC_FALSE;
         for (PetscCount i = 0; i < s->nfilm_coo; i++) {
           const PetscInt row = s->film_coo_rows[i];
           if (row >= 0 && s->ncp_active[row]) s->coo_v[k + i] = 0;
         }
-        for (PetscInt i = 0; i < s->N; i++)
-          if (s->ncp_active[i] && s->ncp_diag[i] >= 0) s->coo_v[s->ncp_diag[i]] = 1;
       }
       PetscCall(VecRestoreArrayRead(s->Useq, &u));
-      k += s->nfilm_coo;
     }
-    for (PetscInt c = 0; c < m->nrows; c++) {
-      const TdConstraintRow *row = &m->rows[c];
-      for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
-      s->coo_v[k++] = 0; /* the diagonal */
+    k += s->nfilm_coo;
+    if (rank == 0) {
+      for (PetscInt i = 0; i < s->nncp; i++) s->coo_v[k++] = ok && s->ncp && s->ncp_active[s->ncp_rows[i]] ? 1 : 0;
+      for (PetscInt c = 0; c < m->nrows; c++) {
+        const TdConstraintRow *row = &m->rows[c];
+        for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
+        s->coo_v[k++] = 0; /* the diagonal */
+      }
     }
   }
   {
-    /* films are assembled on rank 0: every rank must learn of a pattern miss (re-preallocation
-       is collective) */
+    /* a pattern miss on any rank: every rank rebuilds (re-preallocation is collective) */
     PetscMPIInt miss = m->coupling_miss ? 1 : 0;
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &miss, 1, MPI_INT, MPI_MAX, s->comm));
     m->coupling_miss = miss ? PETSC_TRUE : PETSC_FALSE;
@@ -751,6 +807,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     PetscCall(PetscLogEventBegin(TD_FilmPattern, 0, 0, 0, 0));
     PetscCall(TdFilmsCouplingUpdate(m, StepTime(s), s->q1, s->v1, &changed, NULL));
     PetscCall(PetscLogEventEnd(TD_FilmPattern, 0, 0, 0, 0));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, s->comm));
     if (changed) {
       PetscCall(BuildJacobian(s));
       s->pattern_rebuilds++;
