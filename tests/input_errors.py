@@ -22,6 +22,8 @@ cases = [
     ("negative Young's modulus", box + ["-b_E", "-2e11"], ["-b_E", "positive"]),
     ("zero density", box + ["-b_rho", "0"], ["-b_rho", "positive"]),
     ("negative time step", box + ["-dt", "-1e-4"], ["-dt", "positive"]),
+    ("thread window of one step", box + ["-threads_window", "1"], ["-threads_window", "2 to 64"]),
+    ("unknown thread policy", box + ["-threads_policy", "fast"], ["threads_policy", "fast"]),
     ("zero end time", box + ["-t_final", "0"], ["-t_final", "positive"]),
     ("Poisson's ratio 0.5", box + ["-b_nu", "0.5"], ["-b_nu", "(-1, 0.5)"]),
     ("Poisson's ratio -1", box + ["-b_nu", "-1"], ["-b_nu", "(-1, 0.5)"]),

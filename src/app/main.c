@@ -8,6 +8,7 @@
 #include <tribodyn/options.h>
 #include <tribodyn/output.h>
 #include <tribodyn/solver.h>
+#include <tribodyn/thread_governor.h>
 #include <dlfcn.h>
 #include <strings.h>
 #include <sys/resource.h>
@@ -276,6 +277,7 @@ typedef struct {
   PetscReal t_final, dt, output_dt;
   PetscBool is_static, progress;
   PetscInt  load_steps;
+  TdThreadGovernor threads; /* its options; Run keeps its own copy of the state */
 } RunControl;
 
 static PetscErrorCode ReadRunControl(MPI_Comm comm, RunControl *rc)
@@ -289,6 +291,7 @@ static PetscErrorCode ReadRunControl(MPI_Comm comm, RunControl *rc)
   PetscCall(TdOptionsRealPositive(NULL, "dt", "time step", "s", 1e-4, PETSC_TRUE, &rc->dt, NULL));
   PetscCall(TdOptionsRealPositive(NULL, "output_dt", "interval between output records (default: every step)", "s", rc->dt, PETSC_TRUE, &rc->output_dt, &set));
   PetscCall(TdOptionsBool(NULL, "progress", "print a progress line every 5 % of the run", PETSC_TRUE, &rc->progress, NULL));
+  PetscCall(TdThreadGovernorSetUp(&rc->threads, comm));
   if (rc->load_steps < 1) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -load_steps = %" PetscInt_FMT ": at least one load step is needed", rc->load_steps);
   if (rc->output_dt < rc->dt * (1 - 1e-12)) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -output_dt = %g is smaller than the time step -dt = %g; records are written at step ends", (double)rc->output_dt, (double)rc->dt);
   PetscFunctionReturn(0);
@@ -326,9 +329,10 @@ static PetscErrorCode PrintMemoryPerRank(MPI_Comm comm)
 
 static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const SeriesIds *ids)
 {
-  PetscLogDouble wall0, now;
-  PetscMPIInt    rank;
-  PetscInt       total_newton = 0, total_steps = 0, total_linear = 0;
+  PetscLogDouble   wall0, now;
+  PetscMPIInt      rank;
+  PetscInt         total_newton = 0, total_steps = 0, total_linear = 0;
+  TdThreadGovernor threads = rc->threads;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCall(PetscTime(&wall0));
@@ -355,7 +359,9 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
       PetscInt  its0 = s->newton_its, lits0 = s->linear_its;
       /* land on output times exactly */
       if (s->t + h > next_output * (1 + 1e-12)) h = next_output - s->t;
+      PetscCall(TdThreadGovernorStepBegin(&threads, s->newton_its));
       PetscCall(TdSolverStep(s, h));
+      PetscCall(TdThreadGovernorStepEnd(&threads, s->newton_its));
       total_newton += s->newton_its - its0;
       total_linear += s->linear_its - lits0;
       total_steps++;
@@ -379,6 +385,7 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
   }
   PetscCall(PetscTime(&now));
   PetscCall(PetscPrintf(s->comm, "tribodyn: done, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, %" PetscInt_FMT " LU factorisations, %" PetscInt_FMT " Krylov iterations, wall %.2f s; results in %s\n", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, s->factorizations, total_linear, (double)(now - wall0), rc->output));
+  PetscCall(TdThreadGovernorView(&threads, s->comm));
   PetscCall(PrintMemoryPerRank(s->comm));
   PetscFunctionReturn(0);
 }

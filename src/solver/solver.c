@@ -562,6 +562,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   const PetscReal    t1    = StepTime(s);
   const PetscReal    gscale = s->mode == TD_MODE_STATIC ? s->load_factor : 1;
   PetscBool          finite = PETSC_TRUE, fuse;
+  int                nt;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   fuse              = s->film_fuse_next && !s->in_test && s->film_jac_any ? PETSC_TRUE : PETSC_FALSE;
@@ -574,13 +575,16 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
 
   /* elements: inertia, internal and damping forces, gravity (threads over this rank's elements) */
   PetscCall(PetscLogEventBegin(TD_ElementForces, 0, 0, 0, 0));
-#pragma omp parallel
+  /* the team of this call: the thread governor may run fewer threads than were allocated for */
+  nt = PetscMin(omp_get_max_threads(), s->nthreads);
+#pragma omp parallel num_threads(nt)
   {
     const int        tid  = omp_get_thread_num();
     PetscReal       *rf   = &s->thread_r[(size_t)tid * nfull];
     Ancf3843Work    *work = &s->work[tid];
     for (PetscInt i = 0; i < nfull; i++) rf[i] = 0;
-#pragma omp for schedule(static)
+    /* dynamic: a thread whose vCPU is taken by a neighbour leaves its share to the others */
+#pragma omp for schedule(dynamic, 4)
     for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
@@ -605,7 +609,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       for (PetscInt i = 0; i < NDOF; i++) rf[coord[i]] += Q[i];
     }
   }
-  for (PetscInt t = 1; t < s->nthreads; t++) {
+  for (PetscInt t = 1; t < nt; t++) {
     const PetscReal *rt = &s->thread_r[(size_t)t * nfull];
     for (PetscInt i = 0; i < nfull; i++) s->thread_r[i] += rt[i];
   }
@@ -725,7 +729,9 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     const int     tid  = omp_get_thread_num();
     Ancf3843Work *work = &s->work[tid];
     PetscReal    *rot  = &s->rot_work[(size_t)tid * NDOF * NDOF];
-#pragma omp for schedule(static)
+    /* dynamic: see the residual; each element writes its own block, so the result does not
+       depend on the split */
+#pragma omp for schedule(dynamic, 2)
     for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
