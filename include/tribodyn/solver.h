@@ -102,6 +102,10 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver solver);
 PetscErrorCode TdSolverDestroy(TdSolver *solver);
 /* Initial state (reference configuration, initial velocities) and consistent accelerations. */
 PetscErrorCode TdSolverInitialize(TdSolver solver);
+/* Preconditioners other than the default LU (preconditioner.c): -pc_type fieldsplit gets the
+   blocks bodies, films and drives; fieldsplit, gamg and ml get the bodies' rigid-body modes in
+   ANCF coordinates as the near-null space. */
+PetscErrorCode TdSolverSetUpPreconditioner(TdSolver s, PC pc);
 /* Advances from t to t + dt (halving on Newton failure, up to max_halvings). */
 PetscErrorCode TdSolverStep(TdSolver solver, PetscReal dt);
 /* Static equilibrium at load factor s (from the current state), halving the increment on failure. */

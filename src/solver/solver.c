@@ -385,26 +385,9 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
       }
     }
   }
-  {
-    /* -pc_type fieldsplit: the blocks are named bodies, films and drives, so that
-       -pc_fieldsplit_type, -fieldsplit_bodies_pc_type, ... address them */
-    PetscBool isfs;
-    PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCFIELDSPLIT, &isfs));
-    if (isfs) {
-      const char    *names[3]  = {"bodies", "films", "drives"};
-      const PetscInt bounds[4] = {0, s->model->nfree, s->model->row_offset, s->N};
-      PetscInt       lo, hi;
-      PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
-      for (PetscInt b = 0; b < 3; b++) {
-        IS             is;
-        const PetscInt a = PetscMax(lo, bounds[b]), e = PetscMin(hi, bounds[b + 1]);
-        if (bounds[b + 1] == bounds[b]) continue; /* no such unknowns in this model */
-        PetscCall(ISCreateStride(s->comm, PetscMax(e - a, 0), a, 1, &is));
-        PetscCall(PCFieldSplitSetIS(pc, names[b], is));
-        PetscCall(ISDestroy(&is));
-      }
-    }
-  }
+  /* -pc_type fieldsplit: the named blocks; fieldsplit, gamg or ml: the bodies' rigid-body
+     modes as the near-null space (preconditioner.c) */
+  PetscCall(TdSolverSetUpPreconditioner(s, pc));
   {
     PetscReal atol_opt, rtol;
     PetscCall(SNESGetTolerances(s->snes, &atol_opt, &rtol, NULL, NULL, NULL));

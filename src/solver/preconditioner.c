@@ -1,0 +1,132 @@
+/*
+  What the preconditioners other than the default LU need from the model (solver.h): the named
+  blocks of -pc_type fieldsplit and the near-null space of the bodies for algebraic multigrid.
+
+  Blocks.  The unknowns U = [free body coordinates | film pressures | scaled multipliers] split
+  into the blocks `bodies`, `films` and `drives` (-fieldsplit_bodies_pc_type ..., each rank its
+  part of each range).
+
+  Near-null space (rigid-body modes in ANCF coordinates).  An ANCF node carries its position r and
+  the slopes r_X, r_Y, r_Z (formulation §1).  A rigid translation by c adds c to every position and
+  nothing to the slopes; an infinitesimal rotation by w adds w x r to every position and w x r_X,
+  w x r_Y, w x r_Z to the slopes (the slopes are material line elements, turned with the body).
+  These six vectors, taken at the reference configuration and restricted to the free coordinates
+  (a clamped coordinate is not an unknown), are the modes on which the elastic forces vanish
+  (test_ancf3843: internal force zero under rigid rotation): the near-null space that smoothed
+  aggregation (GAMG) needs to build coarse spaces of an elastic body.  They are attached to the
+  Jacobian (MatSetNearNullSpace: -pc_type gamg on the whole system) and to the `bodies` block's
+  index set (PCFieldSplit hands them to the block's matrix), orthonormalised as PETSc requires.
+*/
+#include <tribodyn/solver.h>
+
+/* The six rigid-body modes over this rank's part of U (zero outside the body coordinates). */
+static PetscErrorCode RigidModes(TdSolver s, Vec modes[6])
+{
+  TdModel      m = s->model;
+  PetscInt     lo, hi, *full_of_free;
+  PetscScalar *v[6];
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+  /* free number -> full coordinate */
+  PetscCall(PetscMalloc1(PetscMax(m->nfree, 1), &full_of_free));
+  for (PetscInt c = 0; c < m->nfull; c++)
+    if (m->free_index[c] >= 0) full_of_free[m->free_index[c]] = c;
+  for (PetscInt k = 0; k < 6; k++) {
+    PetscCall(VecDuplicate(s->U, &modes[k]));
+    PetscCall(VecZeroEntries(modes[k]));
+    PetscCall(VecGetArray(modes[k], &v[k]));
+  }
+  for (PetscInt i = lo; i < PetscMin(hi, m->nfree); i++) {
+    const PetscInt   c = full_of_free[i], node = c / TD_NODE_DOF, slot = c % TD_NODE_DOF;
+    const PetscInt   comp = slot % 3;            /* x, y or z component */
+    const PetscReal *x    = &m->q_ref[TD_NODE_DOF * node + 3 * (slot / 3)]; /* r or a slope */
+    /* translations: positions only */
+    if (slot < 3) v[comp][i - lo] = 1;
+    /* rotation about axis a: (e_a x x)_comp */
+    for (PetscInt a = 0; a < 3; a++) {
+      const PetscInt  b = (a + 1) % 3, d = (a + 2) % 3; /* e_a x e_b = e_d, e_a x e_d = -e_b */
+      PetscReal       w = 0;
+      if (comp == d) w = x[b];
+      else if (comp == b) w = -x[d];
+      v[3 + a][i - lo] = w;
+    }
+  }
+  for (PetscInt k = 0; k < 6; k++) PetscCall(VecRestoreArray(modes[k], &v[k]));
+  PetscCall(PetscFree(full_of_free));
+  /* orthonormal, as MatNullSpaceCreate expects (modified Gram-Schmidt) */
+  for (PetscInt k = 0; k < 6; k++) {
+    PetscReal nrm;
+    for (PetscInt j = 0; j < k; j++) {
+      PetscScalar dot;
+      PetscCall(VecDot(modes[k], modes[j], &dot));
+      PetscCall(VecAXPY(modes[k], -dot, modes[j]));
+    }
+    PetscCall(VecNormalize(modes[k], &nrm));
+    PetscCheck(nrm > 0, s->comm, PETSC_ERR_PLIB, "rigid-body mode %" PetscInt_FMT " vanishes: the model has no free body coordinates", k);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverSetUpPreconditioner(TdSolver s, PC pc)
+{
+  PetscBool isfs, isgamg, ismg;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCFIELDSPLIT, &isfs));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCGAMG, &isgamg));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCML, &ismg));
+  if (!isfs && !isgamg && !ismg) PetscFunctionReturn(0);
+  {
+    Vec          modes[6];
+    MatNullSpace nns = NULL;
+    if (s->model->nfree > 0) {
+      PetscCall(RigidModes(s, modes));
+      PetscCall(MatNullSpaceCreate(s->comm, PETSC_FALSE, 6, modes, &nns));
+      for (PetscInt k = 0; k < 6; k++) PetscCall(VecDestroy(&modes[k]));
+      PetscCall(MatSetNearNullSpace(s->J, nns));
+    }
+    if (isfs) {
+      /* -pc_type fieldsplit: the blocks are named bodies, films and drives, so that
+         -pc_fieldsplit_type, -fieldsplit_bodies_pc_type, ... address them */
+      const char    *names[3]  = {"bodies", "films", "drives"};
+      const PetscInt bounds[4] = {0, s->model->nfree, s->model->row_offset, s->N};
+      PetscInt       lo, hi;
+      PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+      for (PetscInt b = 0; b < 3; b++) {
+        IS             is;
+        const PetscInt a = PetscMax(lo, bounds[b]), e = PetscMin(hi, bounds[b + 1]);
+        if (bounds[b + 1] == bounds[b]) continue; /* no such unknowns in this model */
+        PetscCall(ISCreateStride(s->comm, PetscMax(e - a, 0), a, 1, &is));
+        if (b == 0 && nns) {
+          /* the bodies block's own near-null space: the modes restricted to its rows */
+          Vec          sub[6], full[6];
+          const Vec   *vecs;
+          PetscInt     nv;
+          PetscBool    has_const;
+          MatNullSpace bns;
+          PetscCall(MatNullSpaceGetVecs(nns, &has_const, &nv, &vecs));
+          for (PetscInt k = 0; k < nv; k++) {
+            full[k] = vecs[k];
+            PetscCall(VecGetSubVector(full[k], is, &sub[k]));
+          }
+          {
+            Vec copies[6];
+            for (PetscInt k = 0; k < nv; k++) {
+              PetscCall(VecDuplicate(sub[k], &copies[k]));
+              PetscCall(VecCopy(sub[k], copies[k]));
+              PetscCall(VecRestoreSubVector(full[k], is, &sub[k]));
+            }
+            /* the restriction of orthonormal vectors is orthonormal (they vanish off the block) */
+            PetscCall(MatNullSpaceCreate(s->comm, PETSC_FALSE, nv, copies, &bns));
+            for (PetscInt k = 0; k < nv; k++) PetscCall(VecDestroy(&copies[k]));
+          }
+          PetscCall(PetscObjectCompose((PetscObject)is, "nearnullspace", (PetscObject)bns));
+          PetscCall(MatNullSpaceDestroy(&bns));
+        }
+        PetscCall(PCFieldSplitSetIS(pc, names[b], is));
+        PetscCall(ISDestroy(&is));
+      }
+    }
+    PetscCall(MatNullSpaceDestroy(&nns));
+  }
+  PetscFunctionReturn(0);
+}
