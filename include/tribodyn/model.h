@@ -11,7 +11,7 @@
   held coordinates of clamped faces are eliminated (formulation.md §4), the others are "free"
   and numbered 0..nfree-1 in the same order.  A clamped face holds the positions of its nodes
   and the slopes along the face (u = 0 on the face fixes exactly these); the slope normal to the
-  face stays free unless -<b>_clamp_slopes all (see BodyFromOptions in model.c).  The unknown vector of a step is [free coordinates,
+  face stays free unless -<b>_clamp_slopes all (see BodyFromOptions in body_ancf.c).  The unknown vector of a step is [free coordinates,
   scaled multipliers] (formulation.md §6).  Meshes are small next to the cost of the element
   kernels, so every rank holds the whole model and the whole state; elements are divided
   between ranks and threads.
@@ -42,7 +42,7 @@ typedef struct {
   PetscBool  clamp_all_slopes;   /* -<b>_clamp_slopes all: hold the normal slope too */
   PetscReal  mass;               /* [kg] */
   PetscReal  initial_velocity[3];/* ANCF: uniform initial velocity [m/s] */
-  /* rigid: x(X, t) = c + v t + R(w t) R0 (X - c0)... see body.c */
+  /* rigid: x(X, t) = c + v t + R(w t) R0 (X - c0)... see body_rigid.c */
   PetscReal  velocity[3], rotation[3], angular_velocity[3], center[3];
   PetscReal  R0[9];
   PetscReal  size;               /* bounding-box diagonal [m] */

@@ -1,0 +1,130 @@
+/*
+  Joints (model.h): read from the options and turned into linear constraint rows on the full
+  coordinates (formulation.md §4): a point joint holds components of a material point, a
+  crank-slider drive moves a point along x with the crank-slider kinematics and holds its y and
+  its yaw.  The prescribed value of each row at a time t.
+*/
+#include "model_private.h"
+#include <tribodyn/options.h>
+#include <string.h>
+
+static const char *const joint_types[] = {"point", "crank_slider", NULL};
+
+/* x_P - x_c = r cos(th) + l cos(phi), sin(phi) = lambda sin(th) - e/l (formulation.md §4). */
+void TdCrankSlider(const TdJoint *j, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot)
+{
+  const PetscReal r = j->crank_radius, lam = j->rod_ratio, l = r / lam, w = 2 * PETSC_PI * j->rpm / 60;
+  const PetscReal th = j->theta0 * PETSC_PI / 180 + w * t;
+  const PetscReal sphi = lam * PetscSinReal(th) - j->offset / l, cphi = PetscSqrtReal(1 - sphi * sphi);
+  const PetscReal phid  = lam * w * PetscCosReal(th) / cphi;
+  const PetscReal phidd = (-lam * w * w * PetscSinReal(th) + sphi * phid * phid) / cphi;
+  *x                    = r * PetscCosReal(th) + l * cphi;
+  *xdot                 = -r * w * PetscSinReal(th) - l * sphi * phid;
+  *xddot                = -r * w * w * PetscCosReal(th) - l * (cphi * phid * phid + sphi * phidd);
+}
+
+void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot)
+{
+  const TdConstraintRow *row = &model->rows[r];
+  if (row->kind == 1) {
+    const TdJoint *j = &model->joints[row->joint];
+    PetscReal      x, xd, xdd;
+    TdCrankSlider(j, t, &x, &xd, &xdd);
+    *b     = j->crank_center + x;
+    *bdot  = xd;
+    *bddot = xdd;
+  } else {
+    *b     = row->b0;
+    *bdot  = 0;
+    *bddot = 0;
+  }
+}
+
+static PetscErrorCode AddRowFromPoint(TdModel model, const TdMaterialPoint *mp, PetscInt comp, PetscInt joint, PetscInt kind, TdConstraintRow *row)
+{
+  PetscFunctionBegin;
+  row->nterms = ANCF3843_NSHAPE;
+  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
+    row->coord[k] = mp->coord[3 * k + comp];
+    row->coef[k]  = mp->S[k];
+  }
+  row->joint = joint;
+  row->kind  = kind;
+  row->b0    = 0;
+  for (PetscInt k = 0; k < row->nterms; k++) row->b0 += row->coef[k] * model->q_ref[row->coord[k]];
+  PetscFunctionReturn(0);
+}
+
+/* joints: linear constraint rows, at most three per joint */
+PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*names)[64])
+{
+  PetscFunctionBegin;
+  model->njoints = nj;
+  PetscCall(PetscCalloc1(PetscMax(nj, 1), &model->joints));
+  PetscCall(PetscCalloc1(3 * PetscMax(nj, 1), &model->rows));
+  model->nrows = 0;
+  for (PetscInt j = 0; j < nj; j++) {
+    TdJoint  *joint = &model->joints[j];
+    PetscInt  b, type;
+    PetscCall(PetscStrncpy(joint->name, names[j], TD_NAME_LEN));
+    PetscCall(TdOptionsEnum(joint->name, "type", "point: hold components of a material point; crank_slider: drive (formulation §4)", joint_types, 0, &type, NULL));
+    joint->type = (TdJointType)type;
+    PetscCall(TdModelReadPointInternal(model, joint->name, "joint", &b, &joint->point));
+    if (joint->type == TD_JOINT_POINT) {
+      char    (*comps)[64];
+      PetscInt ncomp;
+      PetscCall(TdOptionsNameList(joint->name, "components", "held components of the point, a list of x,y,z (default all)", &ncomp, &comps));
+      if (!ncomp) joint->component[0] = joint->component[1] = joint->component[2] = PETSC_TRUE;
+      for (PetscInt c = 0; c < ncomp; c++) {
+        if (!strcmp(comps[c], "x")) joint->component[0] = PETSC_TRUE;
+        else if (!strcmp(comps[c], "y")) joint->component[1] = PETSC_TRUE;
+        else if (!strcmp(comps[c], "z")) joint->component[2] = PETSC_TRUE;
+        else SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_components: unknown component '%s'; use x, y and z", joint->name, comps[c]);
+      }
+      PetscCall(PetscFree(comps));
+    } else {
+      PetscCall(TdOptionsRealPositive(joint->name, "crank_radius", "crank radius r", "m", 0.1, PETSC_TRUE, &joint->crank_radius, NULL));
+      PetscCall(TdOptionsRealPositive(joint->name, "rod_ratio", "rod ratio lambda = r/l", NULL, 0.64, PETSC_TRUE, &joint->rod_ratio, NULL));
+      PetscCall(TdOptionsReal(joint->name, "rpm", "crank speed", "r/min", 60, &joint->rpm, NULL));
+      PetscCall(TdOptionsReal(joint->name, "theta0", "crank angle at t = 0", "deg", 90, &joint->theta0, NULL));
+      PetscCall(TdOptionsReal(joint->name, "offset", "offset e of the slider line from the crank centre", "m", 0, &joint->offset, NULL));
+      if (!TdOptionsHelpRequested() && !(joint->rod_ratio < 1 - PetscAbsReal(joint->offset) * joint->rod_ratio / joint->crank_radius))
+        SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_rod_ratio = %g: the rod must be longer than the crank (lambda = r/l < 1, including the offset)", joint->name, (double)joint->rod_ratio);
+    }
+    if (TdOptionsHelpRequested()) continue;
+    if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid; joints act on ancf bodies", joint->name, model->bodies[b].name);
+    joint->first_row = model->nrows;
+    if (joint->type == TD_JOINT_POINT) {
+      for (PetscInt c = 0; c < 3; c++)
+        if (joint->component[c]) PetscCall(AddRowFromPoint(model, &joint->point, c, j, 0, &model->rows[model->nrows++]));
+    } else {
+      /* x follows the crank; y held; yaw held: r_X(P) . e_y = reference value */
+      PetscReal x, xd, xdd, Sloc[3][ANCF3843_NSHAPE], mix[3][ANCF3843_NSHAPE];
+      TdBody   *body = &model->bodies[b];
+      PetscInt  cell = joint->point.cell;
+      const PetscReal *axes = &body->mesh.axes[9 * cell];
+      TdConstraintRow *row;
+      PetscCall(AddRowFromPoint(model, &joint->point, 0, j, 1, &model->rows[model->nrows++]));
+      TdCrankSlider(joint, 0, &x, &xd, &xdd);
+      joint->crank_center = joint->point.X[0] - x;
+      PetscCall(AddRowFromPoint(model, &joint->point, 1, j, 0, &model->rows[model->nrows++]));
+      ancf3843_shape_gradient(body->mesh.size[3 * cell], body->mesh.size[3 * cell + 1], body->mesh.size[3 * cell + 2], joint->point.xi, Sloc);
+      for (PetscInt ax = 0; ax < 3; ax++) TdModelGlobalShapeInternal(axes, Sloc[ax], mix[ax]);
+      row = &model->rows[model->nrows++];
+      row->nterms = ANCF3843_NSHAPE;
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
+        /* d/dX_global = sum_I axes[ax][0] d/dX_I(local) */
+        row->coef[k]  = axes[0] * mix[0][k] + axes[3] * mix[1][k] + axes[6] * mix[2][k];
+        row->coord[k] = joint->point.coord[3 * k + 1];
+      }
+      row->joint = j;
+      row->kind  = 0;
+      row->b0    = 0;
+      for (PetscInt k = 0; k < row->nterms; k++) row->b0 += row->coef[k] * model->q_ref[row->coord[k]];
+      /* the driven body starts moving with its drive */
+      body->initial_velocity[0] = xd;
+    }
+    joint->nrows = model->nrows - joint->first_row;
+  }
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,39 @@
+#ifndef TRIBODYN_MODEL_PRIVATE_H
+#define TRIBODYN_MODEL_PRIVATE_H
+/*
+  Internal to src/model/: the steps of TdModelCreateFromOptions (model.c), each in the file of
+  its part of the model, and the helpers several of those files share.  Not part of the public
+  interface (include/tribodyn/model.h).  Each step reads its options in the order -help lists
+  them; the order of the calls in TdModelCreateFromOptions is that order.
+*/
+#include <tribodyn/model.h>
+
+/* Bodies (body_ancf.c): the nb bodies named in names, each from its options (type, geometry,
+   material, motion of a rigid body, clamps) with its table of cell geometries. */
+PetscErrorCode TdBodiesFromOptionsInternal(TdModel model, PetscInt nb, char (*names)[64]);
+/* Bodies (body_ancf.c): numbers the coordinates of the ANCF nodes body after body, clamped
+   coordinates eliminated, and lists the elements; sets the reference configuration and the
+   scales (mass per node, typical force). */
+PetscErrorCode TdBodiesNumberCoordinatesInternal(TdModel model);
+
+/* Rigid bodies (body_rigid.c), called by the body reader at the place of their options.
+   -<b>_cylinder: *given if set; geometry_given: a box or mesh was given as well (an error). */
+PetscErrorCode TdRigidBodyCylinderFromOptionsInternal(TdModel model, TdBody *body, PetscBool geometry_given, PetscBool *given);
+/* -<b>_velocity, _rotation, _angular_velocity, _center and the initial rotation R0. */
+PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdBody *body);
+
+/* Material points (material_point.c). */
+/* Shape functions with the slopes taken along the global axes from those along the cell's
+   material axes (axes: the cell's 3 x 3 axes, row ax = local axis ax in global components). */
+void TdModelGlobalShapeInternal(const PetscReal axes[9], const PetscReal Sloc[ANCF3843_NSHAPE], PetscReal Sg[ANCF3843_NSHAPE]);
+/* -<prefix>_body and -<prefix>_point of a load, joint or sensor (kind names it in messages):
+   the body's index and the located material point. */
+PetscErrorCode TdModelReadPointInternal(TdModel model, const char prefix[], const char kind[], PetscInt *body, TdMaterialPoint *mp);
+
+/* Loads (load.c), joints and their constraint rows (joint.c), sensors (sensor.c): the n named
+   in names, read after the bodies and their coordinates. */
+PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*names)[64]);
+PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*names)[64]);
+PetscErrorCode TdSensorsFromOptionsInternal(TdModel model, PetscInt ns, char (*names)[64]);
+
+#endif
