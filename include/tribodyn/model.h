@@ -152,10 +152,12 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel model, PetscReal t, const PetscReal
 /* COO rows/columns of the film Jacobian entries (count first with rows = NULL): the film blocks
    dF/dp, then the coupling blocks dQ/dq, dQ/dp, dF/dq of the stored pattern. */
 PetscErrorCode TdFilmsCOOPattern(TdModel model, PetscCount *n, PetscInt rows[], PetscInt cols[]);
-/* Nodal fields for output: pressure [Pa], h [m], asperity pressure [Pa] of film f, and h_min. */
 /* The film's node positions at time t: its reference surface carried by its frame. */
 PetscErrorCode TdFilmNodePositions(TdModel model, PetscInt film, PetscReal t, PetscReal pos[]);
-PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin);
+/* Nodal fields for output: pressure [Pa], h [m], asperity pressure [Pa] of film f at the nodes
+   [node_start, node_end) (the others untouched; the ranks share the nodes), and the smallest h
+   among them in *hmin. */
+PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscInt node_start, PetscInt node_end, PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin);
 PetscErrorCode TdModelDestroy(TdModel *model);
 PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
 

@@ -217,6 +217,8 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     const PetscScalar *u;
     PetscReal         *load, *friction;
     PetscBool          ok;
+    PetscMPIInt        rank;
+    PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
     PetscCall(PetscMalloc2(3 * m->nfilms, &load, 3 * m->nfilms, &friction));
     PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
@@ -226,9 +228,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
       /* the films' loads of the last residual (summed over the ranks); if that was this state
          (the end of a converged step), they are this record's, else the films are evaluated
          here; rank 0 decides for all */
-      PetscMPIInt rank;
-      PetscBool   cached = PETSC_FALSE;
-      PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+      PetscBool cached = PETSC_FALSE;
       if (rank == 0 && s->film_load_t == t && s->mode == TD_MODE_DYNAMIC) {
         PetscInt k = 0;
         while (k < s->N && s->film_load_u[k] == PetscRealPart(u[k])) k++;
@@ -247,8 +247,20 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     for (PetscInt f = 0; f < m->nfilms; f++) {
       const TdFilm *film = &m->films[f];
       PetscReal    *p, *h, *pc, hmin;
-      PetscCall(PetscMalloc3(film->surface.nnodes, &p, film->surface.nnodes, &h, film->surface.nnodes, &pc));
-      PetscCall(TdFilmNodalFields(m, f, t, s->q, u, p, h, pc, &hmin));
+      PetscCall(PetscCalloc3(film->surface.nnodes, &p, film->surface.nnodes, &h, film->surface.nnodes, &pc));
+      {
+        /* the ranks share the nodes' projections; rank 0 gets the sums (zeros elsewhere) */
+        PetscMPIInt size;
+        PetscInt    nn = film->surface.nnodes;
+        PetscCallMPI(MPI_Comm_size(s->comm, &size));
+        PetscCall(TdFilmNodalFields(m, f, t, s->q, u, (PetscInt)(((PetscInt64)nn * rank) / size), (PetscInt)(((PetscInt64)nn * (rank + 1)) / size), p, h, pc, &hmin));
+        if (size > 1) {
+          PetscCallMPI(MPI_Reduce(rank ? p : MPI_IN_PLACE, p, (PetscMPIInt)nn, MPIU_REAL, MPIU_SUM, 0, s->comm));
+          PetscCallMPI(MPI_Reduce(rank ? h : MPI_IN_PLACE, h, (PetscMPIInt)nn, MPIU_REAL, MPIU_SUM, 0, s->comm));
+          PetscCallMPI(MPI_Reduce(rank ? pc : MPI_IN_PLACE, pc, (PetscMPIInt)nn, MPIU_REAL, MPIU_SUM, 0, s->comm));
+          PetscCallMPI(MPI_Reduce(rank ? &hmin : MPI_IN_PLACE, &hmin, 1, MPIU_REAL, MPI_MIN, 0, s->comm));
+        }
+      }
       PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 0], p));
       PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 1], h));
       PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 2], pc));

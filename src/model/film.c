@@ -903,7 +903,7 @@ PetscErrorCode TdFilmNodePositions(TdModel m, PetscInt fi, PetscReal t, PetscRea
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin)
+PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscInt node_start, PetscInt node_end, PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin)
 {
   TdFilm   *f = &m->films[fi];
   PetscReal c[3], cdot[3], hm = PETSC_MAX_REAL;
@@ -921,8 +921,8 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
     }
   }
   FrameMotion(m, f, t, c, cdot);
-#pragma omp parallel for schedule(static) reduction(min : hm)
-  for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
+#pragma omp parallel for schedule(dynamic, 16) reduction(min : hm)
+  for (PetscInt nd = node_start; nd < node_end; nd++) {
     PetscReal      x[3];
     FilmPointState ps = {0};
     SurfaceState   sw, sb;
