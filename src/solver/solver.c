@@ -52,6 +52,7 @@ static PetscErrorCode BuildJacobian(TdSolver s)
       nc += s->nncp;
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
+    PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, (PetscCount)nloc * NDOF * NDOF, s->nfilm_coo, nc));
     /* whether any rank has film entries: the film passes of the Jacobian sum over the ranks,
        so every rank takes them or none */
     s->film_jac_any = s->nfilm_coo > 0 || s->nncp > 0 ? PETSC_TRUE : PETSC_FALSE;
