@@ -31,7 +31,11 @@ typedef struct {
   const void *set;           /* const TdMeshSet* */
   FilmProfile profile;
   PetscReal  *profile_table; /* owned: 2 ntable */
+  PetscInt   *neighbours;    /* mesh sets: TD_FACE_NEIGHBOURS faces sharing a corner with each
+                                face (-1 padded), tried before a scan of the whole set */
 } TdFilmSurface;
+
+#define TD_FACE_NEIGHBOURS 8
 
 /* The projection of one film point onto one surface, kept between evaluations as the start of
    the next search. */
