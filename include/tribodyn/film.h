@@ -36,6 +36,7 @@ typedef struct {
 } TdFilmSurface;
 
 #define TD_FACE_NEIGHBOURS 8
+#define TD_PATTERN_LOOKAHEAD 4 /* samples of a driven film's look-ahead (TdFilmsCouplingUpdate) */
 
 /* The projection of one film point onto one surface, kept between evaluations as the start of
    the next search. */
@@ -50,6 +51,7 @@ typedef struct {
   TdFilmSurface    wall, base;
   TdSurfaceMesh    surface;
   PetscInt         frame_joint;      /* -1: static frame */
+  PetscReal        pattern_lookahead; /* [s] driven frame: coupling pairs held ahead of time */
   FilmFluid        fluid;
   FilmContact      contact;
   TdFilmCavitation cavitation;

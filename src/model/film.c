@@ -409,6 +409,17 @@ static PetscErrorCode MergeKeys(const PetscInt64 a[], PetscInt na, const PetscIn
   PetscFunctionReturn(0);
 }
 
+/* Slots per Gauss point: 4 face pairs and 8 face-pressure pairs at t and at each look-ahead time */
+#define NQQ (4 * (1 + TD_PATTERN_LOOKAHEAD))
+#define NQP (8 * (1 + TD_PATTERN_LOOKAHEAD))
+
+/*
+  The coupling pattern: the element-face pairs the film points meet now and, for a film carried by
+  a drive, where the drive will have carried them within -<f>_pattern_lookahead seconds
+  (TD_PATTERN_LOOKAHEAD samples).  On a fine mesh the film's footprint crosses a new column of
+  faces every few steps, and each new pair meant a new pattern and a new LU analysis; with the
+  pairs ahead already in place the pattern lasts for the look-ahead time.
+*/
 PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed, PetscBool *valid)
 {
   PetscInt64 *qq = NULL, *qp = NULL;
@@ -420,14 +431,20 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
   /* every Gauss point writes its keys to its own slots (4 face pairs, 8 face-pressure pairs;
      -1 unused), so that threads need no shared lists; compacted below */
   for (PetscInt fi = 0; fi < m->nfilms; fi++) npoints += 4 * m->films[fi].surface.nquads;
-  PetscCall(PetscMalloc1(4 * PetscMax(npoints, 1), &qq));
-  PetscCall(PetscMalloc1(8 * PetscMax(npoints, 1), &qp));
+  PetscCall(PetscMalloc1(NQQ * PetscMax(npoints, 1), &qq));
+  PetscCall(PetscMalloc1(NQP * PetscMax(npoints, 1), &qp));
   for (PetscInt fi = 0, first = 0; fi < m->nfilms; first += 4 * m->films[fi].surface.nquads, fi++) {
     TdFilm   *f = &m->films[fi];
-    PetscReal c[3], cdot[3];
+    PetscReal c[3], cdot[3], cl[TD_PATTERN_LOOKAHEAD][3], cldot[TD_PATTERN_LOOKAHEAD][3];
+    PetscInt  nlook = 0;
     for (PetscInt k = 0; k < 4 * f->surface.nquads; k++) {
-      for (PetscInt i = 0; i < 4; i++) qq[4 * (first + k) + i] = -1;
-      for (PetscInt i = 0; i < 8; i++) qp[8 * (first + k) + i] = -1;
+      for (PetscInt i = 0; i < NQQ; i++) qq[NQQ * (first + k) + i] = -1;
+      for (PetscInt i = 0; i < NQP; i++) qp[NQP * (first + k) + i] = -1;
+    }
+    if (f->frame_joint >= 0 && f->pattern_lookahead > 0) {
+      /* a driven frame: where it will be over the next pattern_lookahead seconds is known */
+      nlook = TD_PATTERN_LOOKAHEAD;
+      for (PetscInt j = 0; j < nlook; j++) FrameMotion(m, f, t + (j + 1) * f->pattern_lookahead / nlook, cl[j], cldot[j]);
     }
     if (f->wall.kind != TD_FACE_ANCF && f->base.kind != TD_FACE_ANCF) continue;
     FrameMotion(m, f, t, c, cdot);
@@ -441,7 +458,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         SurfaceState   sw, sb;
         PetscBool      ok = PETSC_TRUE;
         PetscInt       el[2], kq = 0, kp = 0;
-        PetscInt64    *pq = &qq[4 * (first + 4 * qd + gp)], *pp = &qp[8 * (first + 4 * qd + gp)];
+        PetscInt64    *pq = &qq[NQQ * (first + 4 * qd + gp)], *pp = &qp[NQP * (first + 4 * qd + gp)];
         char           miss[512];
         sw.want_lin = sb.want_lin = PETSC_FALSE;
         sw.element = sb.element = -1;
@@ -453,21 +470,45 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         }
         el[0] = sw.element >= 0 ? 8 * sw.element + sw.face : -1;
         el[1] = sb.element >= 0 ? 8 * sb.element + sb.face : -1;
-        for (PetscInt a = 0; a < 2; a++) {
-          if (el[a] < 0) continue;
-          for (PetscInt b = 0; b < 2; b++)
-            if (el[b] >= 0) pq[kq++] = PairKey(el[a], el[b]);
-          if (f->model == TD_FILM_REYNOLDS)
-            for (PetscInt i = 0; i < 4; i++)
-              if (f->unknown[nodes[i]] >= 0) pp[kp++] = PairKey(el[a], f->unknown[nodes[i]]);
+        for (PetscInt j = -1; j < nlook; j++) {
+          PetscInt e[2] = {el[0], el[1]};
+          if (j >= 0) {
+            /* the point carried ahead by the frame, projected on the bodies as they are now
+               (copies of the hits: the real searches keep their starts); the surface of the
+               driven body, and one that the point misses ahead, keep their faces */
+            const PetscReal   *cj = cl[j];
+            PetscReal          xj[3];
+            FilmLine           line;
+            const TdFilmSurface *surf[2] = {&f->wall, &f->base};
+            film_line_init(g->n[gp], &line);
+            for (PetscInt d = 0; d < 3; d++) xj[d] = g->x[gp][d] + cj[d];
+            for (PetscInt a = 0; a < 2; a++) {
+              TdFilmHit    hit = f->hits[8 * qd + 4 * a + gp];
+              SurfaceState st;
+              PetscBool    found = PETSC_FALSE;
+              if (el[a] < 0 || surf[a]->body == m->joints[f->frame_joint].point.body) continue; /* carried by the drive */
+              st.want_lin = PETSC_FALSE;
+              st.element  = -1;
+              if (ProjectSurface(m, f, (TdFilmSurface *)surf[a], &hit, xj, g->n[gp], &line, cldot[j], t + (j + 1) * f->pattern_lookahead / nlook, q, NULL, 1e-9, &st, &found)) found = PETSC_FALSE;
+              if (found && st.element >= 0) e[a] = 8 * st.element + st.face;
+            }
+          }
+          for (PetscInt a = 0; a < 2; a++) {
+            if (e[a] < 0) continue;
+            for (PetscInt b = 0; b < 2; b++)
+              if (e[b] >= 0) pq[kq++] = PairKey(e[a], e[b]);
+            if (f->model == TD_FILM_REYNOLDS)
+              for (PetscInt i = 0; i < 4; i++)
+                if (f->unknown[nodes[i]] >= 0) pp[kp++] = PairKey(e[a], f->unknown[nodes[i]]);
+          }
         }
       }
     }
   }
   if (valid && !all_ok) *valid = PETSC_FALSE;
-  for (PetscInt k = 0; k < 4 * npoints; k++)
+  for (PetscInt k = 0; k < NQQ * npoints; k++)
     if (qq[k] >= 0) qq[nqq++] = qq[k];
-  for (PetscInt k = 0; k < 8 * npoints; k++)
+  for (PetscInt k = 0; k < NQP * npoints; k++)
     if (qp[k] >= 0) qp[nqp++] = qp[k];
   /* sort, unique, compare */
   if (nqq) qsort(qq, (size_t)nqq, sizeof(PetscInt64), CompareInt64);
@@ -1147,6 +1188,8 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     PetscCall(TdOptionsString(p, "surface", "reference surface from a Gmsh quad mesh (.msh/.geo), flat or curved; 1-D groups ambient, noflux", NULL, surf, sizeof surf, &has_surf));
     PetscCall(TdOptionsNameList(p, "noflux", "zero-flux edges of the default surface: xmin,xmax,ymin,ymax (first and second in-plane axis)", &nnoflux, &noflux));
     PetscCall(TdOptionsString(p, "frame", "reference frame: static, or the name of a crank_slider joint carrying it", "static", frame, sizeof frame, NULL));
+    f->pattern_lookahead = 2e-3;
+    PetscCall(TdOptionsRealPositive(p, "pattern_lookahead", "a film carried by a drive: the coupling pattern also holds the element-face pairs its points will meet within this time (fewer pattern rebuilds and LU analyses; 0: only the pairs met now)", "s", f->pattern_lookahead, PETSC_FALSE, &f->pattern_lookahead, NULL));
     PetscCall(TdOptionsRealPositive(p, "mu", "viscosity", "Pa s", 0.045, PETSC_TRUE, &f->fluid.mu, NULL));
     PetscCall(TdOptionsRealPositive(p, "density", "lubricant density", "kg/m^3", 889, PETSC_TRUE, &f->fluid.rho, NULL));
     PetscCall(TdOptionsRealPositive(p, "sigma_wall", "RMS roughness of the wall", "m", 0, PETSC_FALSE, &sw, NULL));
