@@ -1,8 +1,10 @@
 #ifndef TRIBODYN_MUMPS_SINGLE_H
 #define TRIBODYN_MUMPS_SINGLE_H
 /*
-  A single-precision MUMPS LU as a PETSc solver type for one-rank MATSEQAIJ matrices
-  (src/solver/mumps_single.c): -pc_type lu -pc_factor_mat_solver_type mumps_single.
+  A single-precision MUMPS LU as a PETSc solver type for MATSEQAIJ and MATMPIAIJ matrices
+  (src/solver/mumps_single.c): -pc_type lu -pc_factor_mat_solver_type mumps_single.  On several
+  ranks MUMPS takes each rank's rows as they are (distributed input) and the right-hand side
+  through rank 0.
 
   Why: tribodyn keeps the LU of an earlier Jacobian as the preconditioner of a Krylov method
   (GMRES) for many Newton steps (-refactor_its), so each step's cost is dominated by the
@@ -26,7 +28,8 @@
 
 #define MATSOLVERMUMPSSINGLE "mumps_single"
 
-/* Registers MATSOLVERMUMPSSINGLE for MATSEQAIJ LU (once per run; call after PetscInitialize). */
+/* Registers MATSOLVERMUMPSSINGLE for MATSEQAIJ and MATMPIAIJ LU (once per run; call after
+   PetscInitialize). */
 PetscErrorCode TdMumpsSingleRegister(void);
 
 #endif

@@ -1,11 +1,14 @@
 /*
-  Single-precision MUMPS LU as a PETSc solver type for one-rank MATSEQAIJ (mumps_single.h).
+  Single-precision MUMPS LU as a PETSc solver type for MATSEQAIJ and MATMPIAIJ (mumps_single.h).
 
   PETSc's own MUMPS interface factors in the precision of PetscScalar (double here).  This one
   keeps the pattern and a float copy of the values in MUMPS's assembled, centralised format
   (1-based COO, ICNTL(5) = 0, ICNTL(18) = 0), analyses at the symbolic stage, factors at the
   numeric one and solves one right-hand side per MatSolve, rounding the right-hand side to float
-  and the solution back to double.  The factor object follows PETSc's external-package pattern
+  and the solution back to double.  On several ranks each rank hands MUMPS its own rows
+  (distributed assembled input, ICNTL(18) = 3: the diagonal and off-diagonal blocks of MATMPIAIJ,
+  row by row), and the right-hand side and solution travel through rank 0 (MUMPS's centralised
+  dense right-hand side, ICNTL(20) = 0, ICNTL(21) = 0).  The factor object follows PETSc's external-package pattern
   (the factor Mat carries the solver's ops), which needs PETSc's private matimpl.h: tribodyn is
   built against Debian's PETSc 3.18 only (CMakeLists.txt).
 */
@@ -24,8 +27,13 @@ typedef struct {
   PetscBool      analysed; /* the pattern below is MUMPS's */
   PetscInt       n;
   PetscInt64     nnz;
-  MUMPS_INT     *irn, *jcn; /* 1-based row and column of each nonzero, in CSR order */
+  MUMPS_INT     *irn, *jcn; /* 1-based row and column of each (local) nonzero, in CSR order */
   float         *a, *rhs;
+  PetscBool      mpi;      /* MATMPIAIJ: distributed input, right-hand side through rank 0 */
+  PetscInt       mloc;     /* local rows */
+  PetscInt      *ai_d, *ai_o; /* MPI: row offsets of the diagonal and off-diagonal blocks */
+  VecScatter     tozero;   /* MPI: a distributed vector to rank 0 */
+  Vec            vzero;    /* MPI: its image on rank 0 */
   PetscInt       ordering; /* ICNTL(7) */
   PetscInt       icntl14;  /* ICNTL(14): extra working space, percent */
   PetscReal      cntl1;    /* CNTL(1): relative pivoting threshold */
@@ -50,11 +58,26 @@ static PetscBool NeedsMoreSpace(MUMPS_INT info1)
 /* A's values, rounded to float, in the analysed CSR order */
 static PetscErrorCode CopyValues(MumpsSingle *ms, Mat A)
 {
-  const PetscScalar *v;
+  const PetscScalar *v, *vo;
+  Mat                Ad, Ao;
   PetscFunctionBegin;
-  PetscCall(MatSeqAIJGetArrayRead(A, &v));
-  for (PetscInt64 k = 0; k < ms->nnz; k++) ms->a[k] = (float)PetscRealPart(v[k]);
-  PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+  if (!ms->mpi) {
+    PetscCall(MatSeqAIJGetArrayRead(A, &v));
+    for (PetscInt64 k = 0; k < ms->nnz; k++) ms->a[k] = (float)PetscRealPart(v[k]);
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+    PetscFunctionReturn(0);
+  }
+  /* MPI: each local row's diagonal-block entries, then its off-diagonal-block entries (the
+     order of the analysed pattern) */
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &v));
+  PetscCall(MatSeqAIJGetArrayRead(Ao, &vo));
+  for (PetscInt i = 0, k = 0; i < ms->mloc; i++) {
+    for (PetscInt j = ms->ai_d[i]; j < ms->ai_d[i + 1]; j++) ms->a[k++] = (float)PetscRealPart(v[j]);
+    for (PetscInt j = ms->ai_o[i]; j < ms->ai_o[i + 1]; j++) ms->a[k++] = (float)PetscRealPart(vo[j]);
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(Ao, &vo));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &v));
   PetscFunctionReturn(0);
 }
 
@@ -69,17 +92,38 @@ static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
     PetscCall(VecSetInf(x));
     PetscFunctionReturn(0);
   }
-  PetscCall(VecGetArrayRead(b, &ba));
-  for (PetscInt i = 0; i < ms->n; i++) ms->rhs[i] = (float)PetscRealPart(ba[i]);
-  PetscCall(VecRestoreArrayRead(b, &ba));
+  if (ms->mpi) {
+    /* the right-hand side to rank 0 (MUMPS's host), the solution back from it */
+    PetscInt nz;
+    PetscCall(VecScatterBegin(ms->tozero, b, ms->vzero, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(ms->tozero, b, ms->vzero, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetLocalSize(ms->vzero, &nz));
+    PetscCall(VecGetArrayRead(ms->vzero, &ba));
+    for (PetscInt i = 0; i < nz; i++) ms->rhs[i] = (float)PetscRealPart(ba[i]);
+    PetscCall(VecRestoreArrayRead(ms->vzero, &ba));
+  } else {
+    PetscCall(VecGetArrayRead(b, &ba));
+    for (PetscInt i = 0; i < ms->n; i++) ms->rhs[i] = (float)PetscRealPart(ba[i]);
+    PetscCall(VecRestoreArrayRead(b, &ba));
+  }
   ms->id.nrhs = 1;
   ms->id.lrhs = (MUMPS_INT)ms->n;
   ms->id.rhs  = ms->rhs;
   Run(ms, 3);
   PetscCheck(ms->id.INFOG(1) >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Single-precision MUMPS: the solve failed, INFOG(1) = %d, INFOG(2) = %d (see the MUMPS users' guide)", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2));
-  PetscCall(VecGetArray(x, &xa));
-  for (PetscInt i = 0; i < ms->n; i++) xa[i] = (PetscScalar)ms->rhs[i];
-  PetscCall(VecRestoreArray(x, &xa));
+  if (ms->mpi) {
+    PetscInt nz;
+    PetscCall(VecGetLocalSize(ms->vzero, &nz));
+    PetscCall(VecGetArray(ms->vzero, &xa));
+    for (PetscInt i = 0; i < nz; i++) xa[i] = (PetscScalar)ms->rhs[i];
+    PetscCall(VecRestoreArray(ms->vzero, &xa));
+    PetscCall(VecScatterBegin(ms->tozero, ms->vzero, x, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(ms->tozero, ms->vzero, x, INSERT_VALUES, SCATTER_REVERSE));
+  } else {
+    PetscCall(VecGetArray(x, &xa));
+    for (PetscInt i = 0; i < ms->n; i++) xa[i] = (PetscScalar)ms->rhs[i];
+    PetscCall(VecRestoreArray(x, &xa));
+  }
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)ms->id.INFOG(29)));
   PetscFunctionReturn(0);
 }
@@ -124,10 +168,63 @@ static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, 
   (void)r;
   (void)c;
   (void)info;
+  PetscCall(PetscFree4(ms->irn, ms->jcn, ms->a, ms->rhs));
+  PetscCall(PetscFree2(ms->ai_d, ms->ai_o));
+  if (ms->mpi) {
+    /* this rank's rows: the diagonal block (local columns from cstart) and the off-diagonal
+       block (columns through garray), row by row */
+    Mat             Ad, Ao;
+    const PetscInt *garray, *bi, *bj;
+    PetscInt        rstart, cstart, m, mo, nb;
+    PetscMPIInt     rank;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+    PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+    PetscCall(MatGetOwnershipRangeColumn(A, &cstart, NULL));
+    PetscCall(MatGetSize(A, &ms->n, NULL));
+    PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mo, &bi, &bj, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
+    ms->mloc = m;
+    ms->nnz  = (PetscInt64)ai[m] + bi[m];
+    PetscCheck(ms->nnz < (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: too many nonzeros for 32-bit indices");
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+    PetscCall(PetscMalloc4(ms->nnz, &ms->irn, ms->nnz, &ms->jcn, ms->nnz, &ms->a, rank == 0 ? ms->n : 1, &ms->rhs));
+    PetscCall(PetscMalloc2(m + 1, &ms->ai_d, m + 1, &ms->ai_o));
+    for (PetscInt i = 0, k = 0; i <= m; i++) {
+      ms->ai_d[i] = ai[i];
+      ms->ai_o[i] = bi[i];
+      if (i == m) break;
+      for (PetscInt j = ai[i]; j < ai[i + 1]; j++, k++) {
+        ms->irn[k] = (MUMPS_INT)(rstart + i + 1);
+        ms->jcn[k] = (MUMPS_INT)(cstart + aj[j] + 1);
+      }
+      for (PetscInt j = bi[i]; j < bi[i + 1]; j++, k++) {
+        ms->irn[k] = (MUMPS_INT)(rstart + i + 1);
+        ms->jcn[k] = (MUMPS_INT)(garray[bj[j]] + 1);
+      }
+    }
+    nb = m;
+    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mo, &bi, &bj, &done));
+    PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nb, &ai, &aj, &done));
+    if (!ms->tozero) {
+      Vec xa;
+      PetscCall(MatCreateVecs(A, &xa, NULL));
+      PetscCall(VecScatterCreateToZero(xa, &ms->tozero, &ms->vzero));
+      PetscCall(VecDestroy(&xa));
+    }
+    PetscCall(CopyValues(ms, A));
+    ms->id.n           = (MUMPS_INT)ms->n;
+    ms->id.nnz_loc     = (MUMPS_INT8)ms->nnz;
+    ms->id.irn_loc     = ms->irn;
+    ms->id.jcn_loc     = ms->jcn;
+    ms->id.a_loc       = ms->a;
+    ms->id.ICNTL(5)    = 0; /* assembled */
+    ms->id.ICNTL(18)   = 3; /* distributed: each rank its own entries */
+  } else {
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
   PetscCheck((PetscInt64)ai[n] < (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: too many nonzeros for 32-bit indices");
-  PetscCall(PetscFree4(ms->irn, ms->jcn, ms->a, ms->rhs));
   ms->n   = n;
   ms->nnz = ai[n];
   PetscCall(PetscMalloc4(ms->nnz, &ms->irn, ms->nnz, &ms->jcn, ms->nnz, &ms->a, n, &ms->rhs));
@@ -145,6 +242,7 @@ static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, 
   ms->id.a         = ms->a;
   ms->id.ICNTL(5)  = 0; /* assembled */
   ms->id.ICNTL(18) = 0; /* centralised on the host */
+  }
   ms->id.ICNTL(7)  = ordering_icntl[ms->ordering];
   ms->id.ICNTL(14) = (MUMPS_INT)ms->icntl14;
   ms->id.CNTL(1)   = (float)ms->cntl1;
@@ -199,6 +297,9 @@ static PetscErrorCode MatDestroy_MumpsSingle(Mat F)
   if (ms) {
     if (ms->started) Run(ms, -2);
     PetscCall(PetscFree4(ms->irn, ms->jcn, ms->a, ms->rhs));
+    PetscCall(PetscFree2(ms->ai_d, ms->ai_o));
+    PetscCall(VecScatterDestroy(&ms->tozero));
+    PetscCall(VecDestroy(&ms->vzero));
     if (ms->comm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&ms->comm));
     PetscCall(PetscFree(F->data));
   }
@@ -206,7 +307,7 @@ static PetscErrorCode MatDestroy_MumpsSingle(Mat F)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatGetFactor_SeqAIJ_MumpsSingle(Mat A, MatFactorType ftype, Mat *F)
+static PetscErrorCode MatGetFactor_AIJ_MumpsSingle(Mat A, MatFactorType ftype, Mat *F)
 {
   Mat          B;
   MumpsSingle *ms;
@@ -215,15 +316,19 @@ static PetscErrorCode MatGetFactor_SeqAIJ_MumpsSingle(Mat A, MatFactorType ftype
   PetscFunctionBegin;
   PetscCheck(ftype == MAT_FACTOR_LU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "Single-precision MUMPS provides LU only");
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCheck(size == 1, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "Single-precision MUMPS runs on one rank; use -pc_factor_mat_solver_type mumps");
   PetscCall(MatGetSize(A, &m, &n));
   PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Single-precision MUMPS: the matrix is not square (%" PetscInt_FMT " x %" PetscInt_FMT ")", m, n);
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
-  PetscCall(MatSetSizes(B, m, n, m, n));
+  {
+    PetscInt ml, nl;
+    PetscCall(MatGetLocalSize(A, &ml, &nl));
+    PetscCall(MatSetSizes(B, ml, nl, m, n));
+  }
   PetscCall(PetscStrallocpy(MATSOLVERMUMPSSINGLE, &((PetscObject)B)->type_name));
   PetscCall(MatSetUp(B));
   PetscCall(PetscNew(&ms));
   ms->comm                 = MPI_COMM_NULL;
+  ms->mpi                  = size > 1 ? PETSC_TRUE : PETSC_FALSE;
   ms->ordering             = 0;
   ms->icntl14              = 30;
   ms->cntl1                = 0.01;
@@ -273,6 +378,9 @@ PetscErrorCode TdMumpsSingleRegister(void)
   PetscFunctionBegin;
   PetscCall(MatInitializePackage()); /* PETSc's own solver types first: it registers them lazily */
   PetscCall(MatSolverTypeGet(MATSOLVERMUMPSSINGLE, MATSEQAIJ, MAT_FACTOR_LU, &have_mtype, &have_stype, &f));
-  if (!f) PetscCall(MatSolverTypeRegister(MATSOLVERMUMPSSINGLE, MATSEQAIJ, MAT_FACTOR_LU, MatGetFactor_SeqAIJ_MumpsSingle));
+  if (!f) {
+    PetscCall(MatSolverTypeRegister(MATSOLVERMUMPSSINGLE, MATSEQAIJ, MAT_FACTOR_LU, MatGetFactor_AIJ_MumpsSingle));
+    PetscCall(MatSolverTypeRegister(MATSOLVERMUMPSSINGLE, MATMPIAIJ, MAT_FACTOR_LU, MatGetFactor_AIJ_MumpsSingle));
+  }
   PetscFunctionReturn(0);
 }
