@@ -15,15 +15,43 @@
      (options prefix -gamg_, default rtol 1e-10) and (b) by LU with MUMPS (prefix -lu_).  Setup
      (preconditioner / factorisation) and solve times are printed separately, with the agreement
      of the two solutions.
+  3. Film pass: the per-quad work of TdFilmsAssemble (src/model/film.c) on the real model of the
+     lubricated slider-guide case (-case FILE, default cases/slider_guide_lubricated.opts of the
+     source tree; -film_cells NX,NY overrides its film mesh).  The case is run for -pass_steps
+     steps (default 40, 2 ms: the hammer has pressed the slider into the film, which carries
+     load with cavitated nodes; printed), then one step more; the pass is timed at that last
+     state with the projections started from the hits of the step before (each repetition
+     restores them), as the first residual of a Newton solve sees it.  (a) the residual pass
+     (jac = NULL), (b) the fused residual + Jacobian pass (jac, c_e = 1 and c_v of a
+     generalised-alpha step of dt = 5e-5 s), on one thread, median over -pass_reps repetitions
+     (default 15), per film quad.  Under callgrind (valgrind --tool=callgrind
+     --instr-atstart=no) only the timed calls are instrumented, with a dump after each kind.
 
-  Usage: bench_film [-reps N] [-n CELLS] [PETSc options]
+  Usage: bench_film [-reps N] [-n CELLS] [-case FILE] [-film_cells NX,NY] [-pass_steps N]
+                    [-pass_reps N] [-pass_only] [-skip_pass] [PETSc options]
 */
 #include <math.h>
 #include <petscksp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <omp.h>
+#include <string.h>
 #include <tribodyn/film_kernels.h>
+#include <tribodyn/model.h>
+#include <tribodyn/options.h>
+#include <tribodyn/solver.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(s)
+#endif
 
 static double Now(void)
 {
@@ -112,15 +140,116 @@ static PetscErrorCode SolveWith(Mat A, Vec b, Vec x, const char *prefix, PetscBo
   PetscFunctionReturn(0);
 }
 
+/* 3. the film pass of the real model (header comment) */
+static PetscErrorCode FilmPass(PetscInt reps_in)
+{
+  char            cas[PETSC_MAX_PATH_LEN];
+  PetscInt        cells[2] = {0, 0}, ncells = 2, steps = 40, reps = reps_in;
+  PetscBool       cells_set, case_set;
+  TdModel         m;
+  TdSolver        s;
+  TdFilm         *f;
+  TdFilmHit      *saved;
+  PetscScalar    *jac;
+  PetscReal      *rfull, *r, load[3], friction[3], tres[101], tjac[101], cv;
+  PetscCount      njac;
+  PetscInt        ncav = 0, nunk;
+  const PetscScalar *u;
+  PetscFunctionBeginUser;
+  /* the default case: cases/ beside src/ of this file's source tree */
+  {
+    const char *file = __FILE__, *tail = strstr(file, "src/app/bench_film.c");
+    if (tail) PetscCall(PetscSNPrintf(cas, sizeof cas, "%.*scases/slider_guide_lubricated.opts", (int)(tail - file), file));
+    else PetscCall(PetscStrncpy(cas, "cases/slider_guide_lubricated.opts", sizeof cas));
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-case", cas, sizeof cas, &case_set));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-film_cells", cells, &ncells, &cells_set));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-pass_steps", &steps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-pass_reps", &reps, NULL));
+  if (reps > 101) reps = 101;
+  if (reps < 1) reps = 1;
+  /* the case file below the command line: the command line's -film_cells wins */
+  PetscCall(PetscOptionsInsertFile(PETSC_COMM_WORLD, NULL, cas, PETSC_TRUE));
+  if (cells_set) {
+    char v[64];
+    PetscCall(PetscSNPrintf(v, sizeof v, "%d,%d", (int)cells[0], (int)(ncells > 1 ? cells[1] : cells[0])));
+    PetscCall(PetscOptionsSetValue(NULL, "-film_cells", v));
+  }
+  ncells = 2;
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-film_cells", cells, &ncells, NULL));
+  PetscCall(TdOptionsInitialize(PETSC_COMM_WORLD));
+  PetscCall(TdModelCreateFromOptions(PETSC_COMM_WORLD, &m));
+  PetscCall(TdSolverCreate(m, &s));
+  PetscCall(TdSolverSetFromOptions(s));
+  PetscCheck(m->nfilms == 1 && m->films[0].model == TD_FILM_REYNOLDS, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "bench_film: the case must have one Reynolds film");
+  f = &m->films[0];
+  PetscCall(TdSolverInitialize(s));
+  for (PetscInt k = 0; k < steps; k++) PetscCall(TdSolverStep(s, 5e-5));
+  PetscCall(PetscMalloc1(8 * f->surface.nquads, &saved));
+  PetscCall(PetscArraycpy(saved, f->hits, 8 * f->surface.nquads));
+  PetscCall(TdSolverStep(s, 5e-5));
+  /* the whole unknown vector, and the film's state there */
+  PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  nunk = f->nunknowns;
+  for (PetscInt i = 0; i < nunk; i++)
+    if (f->p_ref * PetscRealPart(u[f->first_unknown + i]) <= f->p_cav + 1e-9 * f->p_ref) ncav++;
+  PetscCall(TdFilmsCOOPattern(m, &njac, NULL, NULL));
+  PetscCall(PetscMalloc3(njac, &jac, m->nfull, &rfull, s->N, &r));
+  cv = galpha_velocity_coefficient(&s->ga, 5e-5);
+  omp_set_num_threads(1);
+  for (PetscInt kind = 0; kind < 2; kind++) {
+    PetscReal *tt = kind ? tjac : tres;
+    for (PetscInt rep = -1; rep < reps; rep++) {
+      PetscBool ok;
+      double    t0, t1;
+      PetscCall(PetscArraycpy(f->hits, saved, 8 * f->surface.nquads));
+      PetscCall(PetscArrayzero(rfull, m->nfull));
+      PetscCall(PetscArrayzero(r, s->N));
+      if (rep == 0) {
+        CALLGRIND_ZERO_STATS;
+        CALLGRIND_START_INSTRUMENTATION;
+      }
+      t0 = Now();
+      PetscCall(TdFilmsAssemble(m, s->t, s->q, s->v, u, kind ? 1 : 0, kind ? cv : 0, rfull, r, kind ? jac : NULL, load, friction, &ok));
+      t1 = Now();
+      PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench_film: the film pass failed: %s", f->miss);
+      if (rep >= 0) tt[rep] = (t1 - t0) / f->surface.nquads;
+      if (rep == reps - 1) {
+        CALLGRIND_STOP_INSTRUMENTATION;
+        CALLGRIND_DUMP_STATS_AT(kind ? "film pass: residual + Jacobian" : "film pass: residual");
+      }
+      checksum += r[f->first_unknown] + rfull[0] + (kind ? jac[njac / 2] : 0);
+    }
+    qsort(tt, (size_t)reps, sizeof(double), CmpDouble);
+  }
+  m->coupling_miss = PETSC_FALSE;
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "film pass of the slider-guide case (%s), %d x %d quads (%d film unknowns), single thread, median of %d repetitions:\n", case_set ? cas : "cases/slider_guide_lubricated.opts", (int)cells[0], (int)cells[1], (int)nunk, (int)reps));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  state: t = %.4g s after %d steps of 5e-5 s; film load %.4g N, %d of %d film unknowns cavitated\n", (double)s->t, (int)steps + 1, (double)load[2], (int)ncav, (int)nunk));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (a) residual pass (jac = NULL)            %8.3f us per film quad (%d quads)\n", tres[reps / 2] * 1e6, (int)f->surface.nquads));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (b) fused residual + Jacobian pass        %8.3f us per film quad\n", tjac[reps / 2] * 1e6));
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  PetscCall(PetscFree3(jac, rfull, r));
+  PetscCall(PetscFree(saved));
+  PetscCall(TdSolverDestroy(&s));
+  PetscCall(TdModelDestroy(&m));
+  PetscCall(TdOptionsFinalize());
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  PetscInt reps = 15, n = 200;
+  PetscInt  reps = 15, n = 200;
+  PetscBool pass_only = PETSC_FALSE, skip_pass = PETSC_FALSE;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-pass_only", &pass_only, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-skip_pass", &skip_pass, NULL));
 
   /* 1. kernel timings */
-  {
+  if (!pass_only) {
     const double   X[4][3] = {{0.0, 0.0, 0.0}, {1.2e-3, 0.1e-3, 0.08e-3}, {1.1e-3, 1.0e-3, 0.15e-3}, {-0.1e-3, 0.9e-3, -0.05e-3}};
     FilmFluid      fl = {.rho = 889.0, .mu = 0.045};
     FilmPointState st[4];
@@ -141,7 +270,7 @@ int main(int argc, char **argv)
   }
 
   /* 2. assembly and solve of an n x n film */
-  {
+  if (!pass_only) {
     const double   L = 0.04, rho = 889.0, mu = 0.045, U = 0.63;
     const PetscInt ni = n - 1, N = ni * ni;
     FilmFluid      fl = {.rho = rho, .mu = mu};
@@ -210,6 +339,8 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&xg));
     PetscCall(VecDestroy(&xl));
   }
+  /* 3. the film pass of the real model */
+  if (!skip_pass) PetscCall(FilmPass(reps));
   PetscCall(PetscFinalize());
   return 0;
 }
