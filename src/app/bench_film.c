@@ -25,10 +25,12 @@
      (jac = NULL), (b) the fused residual + Jacobian pass (jac, c_e = 1 and c_v of a
      generalised-alpha step of dt = 5e-5 s), on one thread, median over -pass_reps repetitions
      (default 15), per film quad.  Under callgrind (valgrind --tool=callgrind
-     --instr-atstart=no) only the timed calls are instrumented, with a dump after each kind.
+     --instr-atstart=no) only the timed calls are instrumented, with a dump after each kind;
+     -pass_state FILE saves the state there, or loads it if FILE exists (no steps: the steps
+     take many minutes under valgrind).
 
   Usage: bench_film [-reps N] [-n CELLS] [-case FILE] [-film_cells NX,NY] [-pass_steps N]
-                    [-pass_reps N] [-pass_only] [-skip_pass] [PETSc options]
+                    [-pass_reps N] [-pass_state FILE] [-pass_only] [-skip_pass] [PETSc options]
 */
 #include <math.h>
 #include <petscksp.h>
@@ -140,6 +142,47 @@ static PetscErrorCode SolveWith(Mat A, Vec b, Vec x, const char *prefix, PetscBo
   PetscFunctionReturn(0);
 }
 
+/* The state of the film pass (-pass_state FILE): t, q, v, the unknowns, the film's hits at this
+   state (the coupling pattern is formed from them) and at the step before (the projections'
+   start).  Only each hit's face and face coordinates are kept: the rest is output of the
+   projection. */
+static PetscErrorCode SaveState(FILE *fp, TdSolver s, const TdFilm *f, const TdFilmHit *before)
+{
+  const PetscScalar *u;
+  const PetscInt     nh = 8 * f->surface.nquads;
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  PetscCheck(fwrite(&s->t, sizeof(PetscReal), 1, fp) == 1 && fwrite(s->q, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fwrite(s->v, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fwrite(u, sizeof(PetscScalar), (size_t)s->N, fp) == (size_t)s->N, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "bench_film: writing the state failed");
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  for (PetscInt k = 0; k < 2 * nh; k++) {
+    const TdFilmHit *h = k < nh ? &f->hits[k] : &before[k - nh];
+    PetscCheck(fwrite(&h->face, sizeof(PetscInt), 1, fp) == 1 && fwrite(h->pt.uv, sizeof(double), 2, fp) == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "bench_film: writing the state failed");
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode LoadState(FILE *fp, TdSolver s, TdFilm *f, TdFilmHit *before, const char *name)
+{
+  PetscScalar   *u;
+  const PetscInt nh = 8 * f->surface.nquads;
+  PetscBool      changed;
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(s->Useq, &u));
+  PetscCheck(fread(&s->t, sizeof(PetscReal), 1, fp) == 1 && fread(s->q, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fread(s->v, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fread(u, sizeof(PetscScalar), (size_t)s->N, fp) == (size_t)s->N, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "bench_film: %s is not a state of this case", name);
+  PetscCall(VecRestoreArray(s->Useq, &u));
+  for (PetscInt k = 0; k < 2 * nh; k++) {
+    TdFilmHit *h = k < nh ? &f->hits[k] : &before[k - nh];
+    if (k >= nh) *h = f->hits[k - nh];
+    PetscCheck(fread(&h->face, sizeof(PetscInt), 1, fp) == 1 && fread(h->pt.uv, sizeof(double), 2, fp) == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "bench_film: %s is not a state of this case", name);
+  }
+  {
+    char c;
+    PetscCheck(fread(&c, 1, 1, fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "bench_film: %s is not a state of this case (film mesh?)", name);
+  }
+  PetscCall(TdFilmsCouplingUpdate(s->model, s->t, s->q, s->v, &changed, NULL));
+  PetscFunctionReturn(0);
+}
+
 /* 3. the film pass of the real model (header comment) */
 static PetscErrorCode FilmPass(PetscInt reps_in)
 {
@@ -154,6 +197,9 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   PetscReal      *rfull, *r, load[3], friction[3], tres[101], tjac[101], cv;
   PetscCount      njac;
   PetscInt        ncav = 0, nunk;
+  char            state[PETSC_MAX_PATH_LEN] = "";
+  FILE           *fp;
+  PetscBool       loaded = PETSC_FALSE;
   const PetscScalar *u;
   PetscFunctionBeginUser;
   /* the default case: cases/ beside src/ of this file's source tree */
@@ -166,6 +212,7 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-film_cells", cells, &ncells, &cells_set));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-pass_steps", &steps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-pass_reps", &reps, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-pass_state", state, sizeof state, NULL));
   if (reps > 101) reps = 101;
   if (reps < 1) reps = 1;
   /* the case file below the command line: the command line's -film_cells wins */
@@ -183,14 +230,28 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   PetscCall(TdSolverSetFromOptions(s));
   PetscCheck(m->nfilms == 1 && m->films[0].model == TD_FILM_REYNOLDS, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "bench_film: the case must have one Reynolds film");
   f = &m->films[0];
-  PetscCall(TdSolverInitialize(s));
-  for (PetscInt k = 0; k < steps; k++) PetscCall(TdSolverStep(s, 5e-5));
   PetscCall(PetscMalloc1(8 * f->surface.nquads, &saved));
-  PetscCall(PetscArraycpy(saved, f->hits, 8 * f->surface.nquads));
-  PetscCall(TdSolverStep(s, 5e-5));
-  /* the whole unknown vector, and the film's state there */
-  PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  if (state[0] && (fp = fopen(state, "rb"))) {
+    /* a state saved by an earlier run of the same case and film mesh: no steps (for callgrind,
+       under which the steps take many minutes) */
+    PetscCall(LoadState(fp, s, f, saved, state));
+    fclose(fp);
+    loaded = PETSC_TRUE;
+  } else {
+    PetscCall(TdSolverInitialize(s));
+    for (PetscInt k = 0; k < steps; k++) PetscCall(TdSolverStep(s, 5e-5));
+    PetscCall(PetscArraycpy(saved, f->hits, 8 * f->surface.nquads));
+    PetscCall(TdSolverStep(s, 5e-5));
+    /* the whole unknown vector */
+    PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    if (state[0]) {
+      fp = fopen(state, "wb");
+      PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "bench_film: cannot write %s", state);
+      PetscCall(SaveState(fp, s, f, saved));
+      fclose(fp);
+    }
+  }
   PetscCall(VecGetArrayRead(s->Useq, &u));
   nunk = f->nunknowns;
   for (PetscInt i = 0; i < nunk; i++)
@@ -226,7 +287,7 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   }
   m->coupling_miss = PETSC_FALSE;
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "film pass of the slider-guide case (%s), %d x %d quads (%d film unknowns), single thread, median of %d repetitions:\n", case_set ? cas : "cases/slider_guide_lubricated.opts", (int)cells[0], (int)cells[1], (int)nunk, (int)reps));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  state: t = %.4g s after %d steps of 5e-5 s; film load %.4g N, %d of %d film unknowns cavitated\n", (double)s->t, (int)steps + 1, (double)load[2], (int)ncav, (int)nunk));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  state: t = %.4g s after %d steps of 5e-5 s%s; film load %.4g N, %d of %d film unknowns cavitated\n", (double)s->t, (int)(s->t / 5e-5 + 0.5), loaded ? " (loaded)" : "", (double)load[2], (int)ncav, (int)nunk));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (a) residual pass (jac = NULL)            %8.3f us per film quad (%d quads)\n", tres[reps / 2] * 1e6, (int)f->surface.nquads));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (b) fused residual + Jacobian pass        %8.3f us per film quad\n", tjac[reps / 2] * 1e6));
   PetscCall(VecRestoreArrayRead(s->Useq, &u));

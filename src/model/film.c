@@ -245,20 +245,43 @@ static PetscInt FaceActive(TdModel m, PetscInt e, PetscInt f, PetscInt idx[ANCF3
   return n;
 }
 
+/* a * b rounded on its own: never fused with the sum it enters (a multiply-add rounds once),
+   as when the product is stored first (an empty asm hides it from the contraction) */
+static inline PetscReal RoundedProduct(PetscReal a, PetscReal b)
+{
+  PetscReal p = a * b;
+  __asm__("" : "+x"(p));
+  return p;
+}
+
 /* Adds the generalised force of traction f (per unit area, times weight w) on an ANCF face point
    to the body residual (F14), with the minus sign of R_q = ... - Q_film. */
 static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const PetscReal fvec[3], PetscReal rfull[])
 {
-  PetscReal Q[ANCF3843_NDOF];
-  PetscInt  coord[ANCF3843_NDOF], idx[ANCF3843_NDOF], n;
+  const TdBody *body;
   if (st->element < 0) return;
-  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-    for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] = w * st->S[k] * fvec[i];
-  TdModelElementRotateForce(m, st->element, Q);
-  TdModelElementCoordinates(m, st->element, coord);
-  /* the other entries of Q are exactly 0 */
-  n = FaceActive(m, st->element, st->face, idx);
-  for (PetscInt jj = 0; jj < n; jj++) rfull[coord[idx[jj]]] -= Q[idx[jj]];
+  body = &m->bodies[m->element_body[st->element]];
+  if (body->mesh.axis_aligned) {
+    /* only the face's 12 shape functions carry force (ancf3843.h) and no slope turns: their
+       coordinates straight from the cell's nodes, without forming all 96 (the same products
+       w S_k f_i as below) */
+    const PetscInt *cell = &body->mesh.cells[8 * m->element_cell[st->element]];
+    int             k[ANCF3843_FACE_NSHAPE];
+    ancf3843_face_shapes((int)st->face, k);
+    for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
+      const PetscReal ws   = w * st->S[k[ja]];
+      PetscReal      *dst  = &rfull[TD_NODE_DOF * (body->node_offset + cell[k[ja] / 4]) + 3 * (k[ja] % 4)];
+      for (PetscInt i = 0; i < 3; i++) dst[i] -= RoundedProduct(ws, fvec[i]);
+    }
+  } else {
+    PetscReal Q[ANCF3843_NDOF];
+    PetscInt  coord[ANCF3843_NDOF];
+    for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+      for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] = w * st->S[k] * fvec[i];
+    TdModelElementRotateForce(m, st->element, Q);
+    TdModelElementCoordinates(m, st->element, coord);
+    for (PetscInt j = 0; j < ANCF3843_NDOF; j++) rfull[coord[j]] -= Q[j];
+  }
 }
 
 static int CompareInt64(const void *a, const void *b)
@@ -554,10 +577,10 @@ static void SurfaceDerivativesCompute(TdModel m, const SurfaceState *st, PetscRe
     d->duv[0][jj] = ce * l->duv_de[0][jj];
     d->duv[1][jj] = ce * l->duv_de[1][jj];
   }
-  /* v = sum_k S_k edot_k */
-  for (PetscInt jj = 0; jj < n; jj++) {
-    const PetscInt j = d->idx[jj], k = j / 3, i = j % 3;
-    d->dv[i][jj] += cv * st->S[k];
+  /* v = sum_k S_k edot_k; entries 3 ja + i are the components i of one shape function */
+  for (PetscInt ja = 0; ja < n / 3; ja++) {
+    const PetscReal cS = cv * st->S[d->idx[3 * ja] / 3];
+    for (PetscInt i = 0; i < 3; i++) d->dv[i][3 * ja + i] += cS;
   }
 }
 
@@ -590,9 +613,15 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
   const PetscReal    w       = g->w[gp];
   const PetscInt     N       = ANCF3843_NDOF;
   PetscInt           slot_qp[2][4]; /* (face of surface s, pressure unknown of node i), -1: none */
+  PetscReal          wS[2][ANCF3843_FACE_NSHAPE];
   PetscFunctionBegin;
   for (PetscInt s = 0; s < 2; s++)
-    if (ss[s]->element >= 0) SurfaceDerivativesCompute(m, ss[s], sign[s], ce, cv, &D[s]);
+    if (ss[s]->element >= 0) {
+      SurfaceDerivativesCompute(m, ss[s], sign[s], ce, cv, &D[s]);
+      /* -w S_k of the active functions (entries 3 ja + i of the packed coordinates) */
+      if (D[s].n < N)
+        for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) wS[s][ja] = -w * ss[s]->S[D[s].idx[3 * ja] / 3];
+    }
   /* the pattern slots of the face-pressure pairs, shared by the pressure rows and dQ/dp */
   for (PetscInt s = 0; s < 2; s++)
     for (PetscInt i = 0; i < 4; i++) {
@@ -639,7 +668,26 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         const PetscBool rotated = na == N || nb == N ? PETSC_TRUE : PETSC_FALSE;
         PetscScalar    *out     = rotated ? block : &jqq[m->coupling_qq_offset[slot]];
         if (rotated) PetscCall(PetscArrayzero(block, na * nb));
-        if (s == a) {
+        if (!rotated) {
+          /* both cells axis-aligned: 36 x 36, a size the compiler knows (rows unrolled, no
+             remainder loops); row ii = 3 ja + i is component i of active function ja.  The
+             same expressions as the general loops below. */
+          enum { NA = 3 * ANCF3843_FACE_NSHAPE };
+          const PetscReal *restrict du0 = Da->duv[0], *restrict du1 = Da->duv[1];
+          for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
+            const PetscInt  k  = Da->idx[3 * ja] / 3;
+            const PetscReal cS = -w * ss[a]->S[k];
+            for (PetscInt i = 0; i < 3; i++) {
+              PetscScalar *restrict     row = &out[(3 * ja + i) * NA];
+              const PetscReal *restrict Gi  = G[i];
+              if (s == a) {
+                const PetscReal c0 = -w * ss[a]->dS_uv[0][k] * fa[a][i], c1 = -w * ss[a]->dS_uv[1][k] * fa[a][i];
+                for (PetscInt jj = 0; jj < NA; jj++) row[jj] += cS * Gi[jj] + c0 * du0[jj] + c1 * du1[jj];
+              } else
+                for (PetscInt jj = 0; jj < NA; jj++) row[jj] += cS * Gi[jj];
+            }
+          }
+        } else if (s == a) {
           /* the point sliding along its own face: dS/duv . duv/dq f_a (duv/dq packed to the
              active columns, so that the row updates are contiguous and vectorised) */
           const PetscReal *du0 = Da->duv[0], *du1 = Da->duv[1];
@@ -673,12 +721,11 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
           dfdp[i] = ts->dp[a][i] * g->N[gp][jn];
           for (PetscInt d = 0; d < 3; d++) dfdp[i] += ts->dgradp[a][i][d] * g->gradN[gp][jn][d];
         }
-        if (D[a].n < N) /* an axis-aligned cell: its active coordinates only, no turn */
-          for (PetscInt jj = 0; jj < D[a].n; jj++) {
-            const PetscInt j = D[a].idx[jj];
-            jqp[m->coupling_qp_offset[slot] + jj] += -w * ss[a]->S[j / 3] * dfdp[j % 3] * f->p_ref;
-          }
-        else {
+        if (D[a].n < N) { /* an axis-aligned cell: its active coordinates only, no turn */
+          PetscScalar *restrict dst = &jqp[m->coupling_qp_offset[slot]];
+          for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+            for (PetscInt i = 0; i < 3; i++) dst[3 * ja + i] += wS[a][ja] * dfdp[i] * f->p_ref;
+        } else {
           for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
             for (PetscInt i = 0; i < 3; i++) col[3 * k + i] = -w * ss[a]->S[k] * dfdp[i] * f->p_ref;
           TdModelElementRotateForce(m, ea, col);
