@@ -114,7 +114,10 @@ void film_line_init(const double n[3], FilmLine *line)
     for (int i = 0; i < 3; i++) line->n[i] = line->t1[i] = line->t2[i] = NAN;
 }
 
-/* The surface being projected on. */
+/* The surface being projected on.  An ANCF face is set up once per projection (face_setup):
+   its 12 active functions' coordinates gathered (E), with x taken off the position functions'
+   (Ed: r - x = sum S_k Ed_k, the header comment), and the in-face signs of its 4 nodes, so that
+   an evaluation forms only what the face needs. */
 typedef struct {
   int kind; /* 0 ANCF face, 1 bilinear quad */
   double h[3];
@@ -123,47 +126,100 @@ typedef struct {
   const double *e;
   const double (*corners)[3];
   const double *x;
+  /* ANCF face (face_setup) */
+  int fix, i0, i1;                          /* fixed and free element coordinates */
+  double tu[4], tv[4];                      /* the face nodes' signs along the free ones */
+  double cu, cv;                            /* h[i0]/16, h[i1]/16: slope factors h/32 times L_fix = 2 */
+  double E[ANCF3843_FACE_NSHAPE][3], Ed[ANCF3843_FACE_NSHAPE][3];
 } Surface;
+
+static void face_setup(Surface *sf)
+{
+  const int fix = sf->face / 2, side = sf->face & 1;
+  sf->fix = fix;
+  sf->i0 = fix == 0 ? 1 : 0;
+  sf->i1 = fix == 2 ? 1 : 2;
+  sf->cu = sf->h[sf->i0] / 16.0;
+  sf->cv = sf->h[sf->i1] / 16.0;
+  ancf3843_face_shapes(sf->face, sf->active);
+  for (int nd = 0, c = 0; nd < ANCF3843_NODES; nd++) {
+    if (((nd >> fix) & 1) != side) continue;
+    sf->tu[c] = ((nd >> sf->i0) & 1) ? 1.0 : -1.0;
+    sf->tv[c] = ((nd >> sf->i1) & 1) ? 1.0 : -1.0;
+    c++;
+  }
+  for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++) {
+    const int k = sf->active[j], pos = (k & 3) == 0;
+    for (int i = 0; i < 3; i++) {
+      sf->E[j][i] = sf->e[3 * k + i];
+      sf->Ed[j][i] = pos ? sf->e[3 * k + i] - sf->x[i] : sf->e[3 * k + i];
+    }
+  }
+}
 
 /* r, r_uv, S, dS_uv, xi at uv, and d = r - x (accumulated relative to x).  On an ANCF face only
    the entries of S and dS_uv of the face's 12 active functions are written: the caller clears p
    once, and the other 20 stay 0, which they are exactly (ancf3843.h).  Skipping them leaves every
-   sum unchanged (each skipped term is an exact 0). */
+   sum unchanged (each skipped term is an exact 0).
+   The face's functions (F1) written on the face: with U, V the free coordinates (xi_i0, xi_i1),
+   a face node's signs t_u, t_v (its sign along the fixed coordinate equals the face's, so that
+   linear factor is 2), L_u = 1 + U t_u, L_v = 1 + V t_v and g = 2 + U t_u + V t_v - U^2 - V^2
+   (= 2 + xi . xi_n - |xi|^2 on the face):
+     position      S = L_u L_v g / 8,  S_U = L_v (t_u g + L_u (t_u - 2 U)) / 8,  S_V likewise;
+     slope along U S = (h_U/16) p_u L_v,  S_U = (h_U/16) p_u' L_v,  S_V = (h_U/16) p_u t_v,
+                   p_u = t_u L_u^2 (U t_u - 1),  p_u' = L_u (3 U t_u - 1);  along V likewise.
+   The same functions as ancf3843_face_shape_and_gradient, formed directly on the face and in
+   face coordinates (equal to rounding; that routine goes through the material gradients). */
 static void surface_eval(const Surface *sf, const double uv[2], FilmSurfacePoint *p, double d[3])
 {
   p->uv[0] = uv[0];
   p->uv[1] = uv[1];
   const double *x = sf->x;
-  for (int i = 0; i < 3; i++) {
-    p->r[i] = d[i] = 0.0;
-    p->r_uv[i][0] = p->r_uv[i][1] = 0.0;
-  }
   if (sf->kind == 0) {
-    const int fix = sf->face / 2;
-    const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
-    p->xi[fix] = (sf->face & 1) ? 1.0 : -1.0;
-    p->xi[i0] = uv[0];
-    p->xi[i1] = uv[1];
-    double Sf[ANCF3843_FACE_NSHAPE], dSdX[2][ANCF3843_FACE_NSHAPE];
-    ancf3843_face_shape_and_gradient(sf->h[0], sf->h[1], sf->h[2], sf->face, uv, Sf, dSdX);
-    const double g0 = 0.5 * sf->h[i0], g1 = 0.5 * sf->h[i1]; /* dX/dxi */
-    const double *e = sf->e;
+    const double U = uv[0], V = uv[1];
+    p->xi[sf->fix] = (sf->face & 1) ? 1.0 : -1.0;
+    p->xi[sf->i0] = U;
+    p->xi[sf->i1] = V;
+    const double g0 = 2.0 - U * U - V * V;
+    double S[ANCF3843_FACE_NSHAPE], Su[ANCF3843_FACE_NSHAPE], Sv[ANCF3843_FACE_NSHAPE];
+    for (int c = 0; c < 4; c++) {
+      const double tu = sf->tu[c], tv = sf->tv[c];
+      const double Lu = 1.0 + U * tu, Lv = 1.0 + V * tv, g = g0 + U * tu + V * tv;
+      const double pu = tu * Lu * Lu * (U * tu - 1.0), pv = tv * Lv * Lv * (V * tv - 1.0);
+      S[3 * c] = 0.125 * Lu * Lv * g;
+      Su[3 * c] = 0.125 * Lv * (tu * g + Lu * (tu - 2.0 * U));
+      Sv[3 * c] = 0.125 * Lu * (tv * g + Lv * (tv - 2.0 * V));
+      S[3 * c + 1] = sf->cu * pu * Lv;
+      Su[3 * c + 1] = sf->cu * Lu * (3.0 * U * tu - 1.0) * Lv;
+      Sv[3 * c + 1] = sf->cu * pu * tv;
+      S[3 * c + 2] = sf->cv * pv * Lu;
+      Su[3 * c + 2] = sf->cv * pv * tu;
+      Sv[3 * c + 2] = sf->cv * Lv * (3.0 * V * tv - 1.0) * Lu;
+    }
+    double r[3] = {0, 0, 0}, dd[3] = {0, 0, 0}, ru[3] = {0, 0, 0}, rv[3] = {0, 0, 0};
     for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++) {
       const int k = sf->active[j];
-      const double S = Sf[j], Su = dSdX[0][j] * g0, Sv = dSdX[1][j] * g1;
-      p->S[k] = S;
-      p->dS_uv[0][k] = Su;
-      p->dS_uv[1][k] = Sv;
-      const int pos = (k & 3) == 0;
+      p->S[k] = S[j];
+      p->dS_uv[0][k] = Su[j];
+      p->dS_uv[1][k] = Sv[j];
       for (int i = 0; i < 3; i++) {
-        const double ek = e[3 * k + i];
-        p->r[i] += S * ek;
-        d[i] += S * (pos ? ek - x[i] : ek);
-        p->r_uv[i][0] += Su * ek;
-        p->r_uv[i][1] += Sv * ek;
+        r[i] += S[j] * sf->E[j][i];
+        dd[i] += S[j] * sf->Ed[j][i];
+        ru[i] += Su[j] * sf->E[j][i];
+        rv[i] += Sv[j] * sf->E[j][i];
       }
     }
+    for (int i = 0; i < 3; i++) {
+      p->r[i] = r[i];
+      d[i] = dd[i];
+      p->r_uv[i][0] = ru[i];
+      p->r_uv[i][1] = rv[i];
+    }
   } else {
+    for (int i = 0; i < 3; i++) {
+      p->r[i] = d[i] = 0.0;
+      p->r_uv[i][0] = p->r_uv[i][1] = 0.0;
+    }
     const double u = uv[0], v = uv[1];
     const double N[4] = {0.25 * (1 - u) * (1 - v), 0.25 * (1 + u) * (1 - v), 0.25 * (1 + u) * (1 + v),
                          0.25 * (1 - u) * (1 + v)};
@@ -355,15 +411,15 @@ int film_project_ancf_face_line(double a, double b, double c, int face, const do
                                 const double x[3], const FilmLine *line, double tol, FilmSurfacePoint *pt)
 {
   if (face < 0 || face > 5) return -1;
-  Surface sf = {0};
+  Surface sf;
   sf.kind = 0;
   sf.h[0] = a;
   sf.h[1] = b;
   sf.h[2] = c;
   sf.face = face;
-  ancf3843_face_shapes(face, sf.active);
   sf.e = e;
   sf.x = x;
+  face_setup(&sf);
   const int fix = face / 2;
   const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
   const double size = fmax(sf.h[i0], sf.h[i1]);
