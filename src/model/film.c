@@ -47,6 +47,26 @@ typedef struct {
   FilmFaceLinearization lin;
 } SurfaceState;
 
+/* The coordinates of element e (cell `cell` of body) that the face kernels read on local face
+   `face`: of an axis-aligned cell, those of the face's 4 nodes (the 12 active functions and the
+   normal slopes), straight from full; the other entries of ee are left unset (the projection and
+   its linearisation read the active functions only).  A rotated cell: all 96, turned to its
+   material axes (TdModelElementGather). */
+static void FaceGather(TdModel m, const TdBody *body, PetscInt e, PetscInt cell, PetscInt face, const PetscReal full[], PetscReal ee[ANCF3843_NDOF])
+{
+  const PetscInt  fix = face / 2, side = face % 2;
+  const PetscInt *cn  = &body->mesh.cells[8 * cell];
+  if (!body->mesh.axis_aligned) {
+    TdModelElementGather(m, e, full, PETSC_FALSE, ee);
+    return;
+  }
+  for (PetscInt n = 0; n < ANCF3843_NODES; n++) {
+    const PetscReal *qn = &full[TD_NODE_DOF * (body->node_offset + cn[n])];
+    if (((n >> fix) & 1) != side) continue;
+    for (PetscInt k = 0; k < TD_NODE_DOF; k++) ee[TD_NODE_DOF * n + k] = qn[k];
+  }
+}
+
 /* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9); line: the
    point's line along n (film_line_init), formed once for both surfaces.  v: the unknowns'
    velocities, or NULL where only the geometry is wanted (the nodal output, the set-up checks):
@@ -115,16 +135,15 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
         const PetscInt  e  = body->element_offset + cell;
         PetscReal       ee[ANCF3843_NDOF];
         const PetscReal *sz = &body->mesh.size[3 * cell];
-        TdModelElementGather(m, e, q, PETSC_FALSE, ee);
+        FaceGather(m, body, e, cell, set->faces[fi].face, q, ee);
         ret = film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, line, tol, &pt);
         if (ret == 0) {
-          /* the reference coordinates serve the profile only.  The sums below stay over all 32
-             shape functions although only the face's 12 are nonzero (ancf3843.h): gcc
-             vectorises them, adding rounded products in order, while a loop over the 12 would
-             fuse multiply-adds and change the last bits of v (and so of every result) */
+          /* the reference coordinates serve the profile only; v and the face kernels need the
+             face's 12 active functions only (ancf3843.h) */
           const PetscBool  profiled = s->profile.type != FILM_PROFILE_NONE;
           PetscReal        ev[ANCF3843_NDOF], eref[ANCF3843_NDOF];
-          if (v) TdModelElementGather(m, e, v, PETSC_FALSE, ev);
+          int              act[ANCF3843_FACE_NSHAPE];
+          if (v) FaceGather(m, body, e, cell, set->faces[fi].face, v, ev);
           if (profiled) TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
           st->element = e;
           st->face    = set->faces[fi].face;
@@ -145,9 +164,10 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
             Xmat[i]  = 0;
             Xuv[i][0] = Xuv[i][1] = 0;
           }
+          ancf3843_face_shapes((int)set->faces[fi].face, act);
           if (v)
-            for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
-              for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[k2] * ev[3 * k2 + i];
+            for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+              for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[act[ja]] * ev[3 * act[ja] + i];
           if (profiled)
             for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
               for (PetscInt i = 0; i < 3; i++) {
