@@ -651,67 +651,34 @@ double film_profile_eval(const FilmProfile *prof, const double X[3], double dhdX
 /* Second derivatives along face `face` (free coordinates p < q, fixed coordinate xi[face / 2] =
    +-1) of its 12 active shape functions (ancf3843_face_shapes, same order): d2S[0][j] =
    d2S_k/dp2, d2S[1][j] = d2S_k/dp dq, d2S[2][j] = d2S_k/dq2 (F1).  The other 20 functions vanish
-   on the face with all their in-face derivatives (ancf3843.h). */
+   on the face with all their in-face derivatives (ancf3843.h).  Written on the face as the
+   values in surface_eval (U = xi_p, V = xi_q, a face node's signs t_u, t_v, L_u = 1 + U t_u,
+   L_v = 1 + V t_v, g = 2 + U t_u + V t_v - U^2 - V^2, the fixed linear factor 2):
+     position      S_UU = -(3/4) U t_u L_v,  S_UV = (t_v (t_u g + L_u (t_u - 2U)) + L_v t_u (t_v - 2V)) / 8,
+                   S_VV = -(3/4) V t_v L_u;
+     slope along U S_UU = (h_U/16) p_u'' L_v,  S_UV = (h_U/16) p_u' t_v,  S_VV = 0,
+                   p_u' = L_u (3 U t_u - 1),  p_u'' = t_u (6 U t_u + 2);  along V likewise. */
 static void shape_hessian_face(const double h[3], int face, const double xi[3], double d2S[3][ANCF3843_FACE_NSHAPE])
 {
   const int fix = face / 2, side = face & 1;
-  const int p0 = fix == 0 ? 1 : 0, p1 = fix == 2 ? 1 : 2; /* the free coordinates */
-  const int pairs[3][2] = {{p0, p0}, {p0, p1}, {p1, p1}};
-  const double r2 = xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2];
-  int j = 0;
+  const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2; /* the free coordinates */
+  const double U = xi[i0], V = xi[i1], cu = h[i0] / 16.0, cv = h[i1] / 16.0;
+  const double g0 = 2.0 - U * U - V * V;
+  int c = 0;
   for (int nd = 0; nd < ANCF3843_NODES; nd++) {
     if (((nd >> fix) & 1) != side) continue;
-    double tn[3], L[3], gd[3];
-    for (int d = 0; d < 3; d++) {
-      tn[d] = ((nd >> d) & 1) ? 1.0 : -1.0;
-      L[d] = 1.0 + xi[d] * tn[d];  /* linear factor */
-      gd[d] = tn[d] - 2.0 * xi[d]; /* d g / d xi_d */
-    }
-    const double g = 2.0 + xi[0] * tn[0] + xi[1] * tn[1] + xi[2] * tn[2] - r2;
-    /* position function S = L0 L1 L2 g / 16 */
-    for (int pq = 0; pq < 3; pq++) {
-      const int p = pairs[pq][0], q = pairs[pq][1];
-      double val;
-      if (p == q) {
-        const int o1 = (p + 1) % 3, o2 = (p + 2) % 3;
-        val = L[o1] * L[o2] * (2.0 * tn[p] * gd[p] - 2.0 * L[p]);
-      } else {
-        const int o = 3 - p - q;
-        val = L[o] * (tn[q] * (tn[p] * g + L[p] * gd[p]) + L[q] * tn[p] * gd[q]);
-      }
-      d2S[pq][j] = val / 16.0;
-    }
-    j++;
-    /* slope function along d: (h_d/32) p_d(xi_d) prod_{c != d} L_c, a product of univariate
-       factors phi_c with p(t) = tn (1 + t tn)^2 (t tn - 1), p' = (1 + t tn)(3 t tn - 1),
-       p'' = tn (6 t tn + 2); L' = tn, L'' = 0.  The normal slope (d = fix) is 0 on the face. */
-    for (int d = 0; d < 3; d++) {
-      if (d == fix) continue;
-      double phi[3], dphi[3], d2phi[3];
-      for (int cc = 0; cc < 3; cc++) {
-        if (cc == d) {
-          const double t = xi[cc] * tn[cc];
-          phi[cc] = tn[cc] * L[cc] * L[cc] * (t - 1.0);
-          dphi[cc] = L[cc] * (3.0 * t - 1.0);
-          d2phi[cc] = tn[cc] * (6.0 * t + 2.0);
-        } else {
-          phi[cc] = L[cc];
-          dphi[cc] = tn[cc];
-          d2phi[cc] = 0.0;
-        }
-      }
-      const double C = h[d] / 32.0;
-      for (int pq = 0; pq < 3; pq++) {
-        const int p = pairs[pq][0], q = pairs[pq][1];
-        double val = C;
-        for (int cc = 0; cc < 3; cc++) {
-          if (p == q) val *= (cc == p) ? d2phi[cc] : phi[cc];
-          else val *= (cc == p || cc == q) ? dphi[cc] : phi[cc];
-        }
-        d2S[pq][j] = val;
-      }
-      j++;
-    }
+    const double tu = ((nd >> i0) & 1) ? 1.0 : -1.0, tv = ((nd >> i1) & 1) ? 1.0 : -1.0;
+    const double Lu = 1.0 + U * tu, Lv = 1.0 + V * tv, g = g0 + U * tu + V * tv;
+    d2S[0][3 * c] = -0.75 * U * tu * Lv;
+    d2S[1][3 * c] = 0.125 * (tv * (tu * g + Lu * (tu - 2.0 * U)) + Lv * tu * (tv - 2.0 * V));
+    d2S[2][3 * c] = -0.75 * V * tv * Lu;
+    d2S[0][3 * c + 1] = cu * tu * (6.0 * U * tu + 2.0) * Lv;
+    d2S[1][3 * c + 1] = cu * Lu * (3.0 * U * tu - 1.0) * tv;
+    d2S[2][3 * c + 1] = 0.0;
+    d2S[0][3 * c + 2] = 0.0;
+    d2S[1][3 * c + 2] = cv * Lv * (3.0 * V * tv - 1.0) * tu;
+    d2S[2][3 * c + 2] = cv * tv * (6.0 * V * tv + 2.0) * Lu;
+    c++;
   }
 }
 
