@@ -292,19 +292,45 @@ static void residual(const double t1[3], const double t2[3], const double d[3], 
   R[1] = vec3_dot(t2, d);
 }
 
+/* *pt = *p with the inactive shape functions of an ANCF face (left unset by surface_eval) 0:
+   the whole point is 900 bytes, of which an ANCF face sets a third */
+static void point_result(const Surface *sf, const FilmSurfacePoint *p, FilmSurfacePoint *pt)
+{
+  if (sf->kind != 0) {
+    *pt = *p;
+    return;
+  }
+  pt->uv[0] = p->uv[0];
+  pt->uv[1] = p->uv[1];
+  for (int i = 0; i < 3; i++) {
+    pt->xi[i] = p->xi[i];
+    pt->r[i] = p->r[i];
+    pt->r_uv[i][0] = p->r_uv[i][0];
+    pt->r_uv[i][1] = p->r_uv[i][1];
+  }
+  memset(pt->S, 0, sizeof(pt->S));
+  memset(pt->dS_uv, 0, sizeof(pt->dS_uv));
+  for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++) {
+    const int k = sf->active[j];
+    pt->S[k] = p->S[k];
+    pt->dS_uv[0][k] = p->dS_uv[0][k];
+    pt->dS_uv[1][k] = p->dS_uv[1][k];
+  }
+}
+
 /* Newton for P (r(uv) - x) = 0 from pt->uv (F6); see the header comment */
 static int project_newton(const Surface *sf, double size, const FilmLine *line, double tol,
                           FilmSurfacePoint *pt)
 {
   const double *n = line->n, *t1 = line->t1, *t2 = line->t2;
   /* the current point and the trial of the line search, swapped rather than copied (the point
-     is large); cleared once, as surface_eval expects */
+     is large).  Not cleared: surface_eval writes every field but an ANCF face's 20 inactive
+     shape functions, which point_result sets to 0 in the result */
   FilmSurfacePoint buf[2], *cur = &buf[0], *trial = &buf[1];
   double uv[2] = {pt->uv[0], pt->uv[1]};
   if (!isfinite(uv[0]) || !isfinite(uv[1])) uv[0] = uv[1] = 0.0;
-  memset(buf, 0, sizeof(buf));
   if (!line->ok) {
-    *pt = *cur;
+    memset(pt, 0, sizeof(*pt));
     pt->s = NAN;
     return -1;
   }
@@ -370,7 +396,7 @@ static int project_newton(const Surface *sf, double size, const FilmLine *line, 
     }
     if (fabs(uv[0]) > PROJ_MAX_UV || fabs(uv[1]) > PROJ_MAX_UV) break; /* ran off the face */
   }
-  *pt = *cur;
+  point_result(sf, cur, pt);
   pt->s = vec3_dot(n, d);
   pt->iterations = it;
   if (!converged) return -1;

@@ -67,6 +67,24 @@ static void FaceGather(TdModel m, const TdBody *body, PetscInt e, PetscInt cell,
   }
 }
 
+/* hit->pt = *pt but for the shape functions (two thirds of the point), which the surface state
+   has and nothing reads from a hit: the start of the next search (uv), the point, its tangents
+   and s are kept. */
+static void HitStore(TdFilmHit *hit, const FilmSurfacePoint *pt)
+{
+  FilmSurfacePoint *h = &hit->pt;
+  h->uv[0] = pt->uv[0];
+  h->uv[1] = pt->uv[1];
+  for (PetscInt i = 0; i < 3; i++) {
+    h->xi[i]      = pt->xi[i];
+    h->r[i]       = pt->r[i];
+    h->r_uv[i][0] = pt->r_uv[i][0];
+    h->r_uv[i][1] = pt->r_uv[i][1];
+  }
+  h->s          = pt->s;
+  h->iterations = pt->iterations;
+}
+
 /* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9); line: the
    point's line along n (film_line_init), formed once for both surfaces.  v: the unknowns'
    velocities, or NULL where only the geometry is wanted (the nodal output, the set-up checks):
@@ -198,7 +216,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
       }
       if (ret == 0) {
         hit->face = fi;
-        hit->pt   = pt;
+        HitStore(hit, &pt);
         *found    = PETSC_TRUE;
       }
     }
@@ -265,15 +283,6 @@ static PetscInt FaceActive(TdModel m, PetscInt e, PetscInt f, PetscInt idx[ANCF3
   return n;
 }
 
-/* a * b rounded on its own: never fused with the sum it enters (a multiply-add rounds once),
-   as when the product is stored first (an empty asm hides it from the contraction) */
-static inline PetscReal RoundedProduct(PetscReal a, PetscReal b)
-{
-  PetscReal p = a * b;
-  __asm__("" : "+x"(p));
-  return p;
-}
-
 /* Adds the generalised force of traction f (per unit area, times weight w) on an ANCF face point
    to the body residual (F14), with the minus sign of R_q = ... - Q_film. */
 static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const PetscReal fvec[3], PetscReal rfull[])
@@ -282,16 +291,21 @@ static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const P
   if (st->element < 0) return;
   body = &m->bodies[m->element_body[st->element]];
   if (body->mesh.axis_aligned) {
-    /* only the face's 12 shape functions carry force (ancf3843.h) and no slope turns: their
-       coordinates straight from the cell's nodes, without forming all 96 (the same products
-       w S_k f_i as below) */
+    /* only the face's 12 shape functions carry force (ancf3843.h) and no slope turns: the 4 face
+       nodes' position and in-face slope coordinates (the order of ancf3843_face_shapes), without
+       forming all 96 */
+    const PetscInt  fix = st->face / 2, side = st->face % 2, i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
     const PetscInt *cell = &body->mesh.cells[8 * m->element_cell[st->element]];
-    int             k[ANCF3843_FACE_NSHAPE];
-    ancf3843_face_shapes((int)st->face, k);
-    for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
-      const PetscReal ws   = w * st->S[k[ja]];
-      PetscReal      *dst  = &rfull[TD_NODE_DOF * (body->node_offset + cell[k[ja] / 4]) + 3 * (k[ja] % 4)];
-      for (PetscInt i = 0; i < 3; i++) dst[i] -= RoundedProduct(ws, fvec[i]);
+    for (PetscInt n = 0; n < ANCF3843_NODES; n++) {
+      PetscReal      *dst;
+      const PetscReal w0 = w * st->S[4 * n], w1 = w * st->S[4 * n + 1 + i0], w2 = w * st->S[4 * n + 1 + i1];
+      if (((n >> fix) & 1) != side) continue;
+      dst = &rfull[TD_NODE_DOF * (body->node_offset + cell[n])];
+      for (PetscInt i = 0; i < 3; i++) {
+        dst[i] -= w0 * fvec[i];
+        dst[3 * (1 + i0) + i] -= w1 * fvec[i];
+        dst[3 * (1 + i1) + i] -= w2 * fvec[i];
+      }
     }
   } else {
     PetscReal Q[ANCF3843_NDOF];
