@@ -802,11 +802,37 @@ static void linearize(double a, double b, double c, int face, const double e[96]
   double cr[2] = {0, 0};
   for (int bb = 0; bb < 2; bb++)
     for (int i = 0; i < 3; i++) cr[bb] += g[i] * W[i][bb];
+  if (packed) {
+    /* the same entries over the 36 contiguous packed ones, the factors of function ja and
+       component i spread to entry 3 ja + i first, so that the loop vectorises */
+    enum { NP = 3 * NA };
+    double Sx[NP], dSx[NP], gx[NP], A0x[NP], A1x[NP];
+    for (int ja = 0; ja < NA; ja++) {
+      const int k = act[ja];
+      const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
+      for (int i = 0; i < 3; i++) {
+        Sx[3 * ja + i] = S[k];
+        dSx[3 * ja + i] = dSud;
+        gx[3 * ja + i] = g[i];
+        A0x[3 * ja + i] = A[0][i];
+        A1x[3 * ja + i] = A[1][i];
+      }
+    }
+    for (int j = 0; j < NP; j++) {
+      const double du0 = -Sx[j] * A0x[j], du1 = -Sx[j] * A1x[j];
+      lin->duv_de[0][j] = du0;
+      lin->duv_de[1][j] = du1;
+      lin->dnr_de[j] = Sx[j] * gx[j];
+      lin->drate_dedot[j] = Sx[j] * gx[j];
+      lin->drate_de[j] = gx[j] * dSx[j] + cr[0] * du0 + cr[1] * du1;
+      for (int l = 0; l < 3; l++) lin->dv_de[l][j] = vuv[l][0] * du0 + vuv[l][1] * du1;
+    }
+  } else
   for (int ja = 0; ja < NA; ja++) {
     const int k = act[ja];
     const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
     for (int i = 0; i < 3; i++) {
-      const int j = packed ? 3 * ja + i : 3 * k + i;
+      const int j = 3 * k + i;
       const double du0 = -S[k] * A[0][i], du1 = -S[k] * A[1][i];
       lin->duv_de[0][j] = du0;
       lin->duv_de[1][j] = du1;
