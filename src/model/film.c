@@ -634,13 +634,86 @@ static void RotateBlock(TdModel m, PetscInt erow, PetscInt nrow, PetscInt ecol, 
     for (PetscInt r = 0; r < nrow; r++) TdModelElementRotateForce(m, ecol, &B[r * N]);
 }
 
+/* The dQ/dq row updates of a quad's Gauss points between two axis-aligned cells (36 x 36 blocks),
+   kept until the quad is done: a block's rows are then loaded and stored once for all the terms
+   it receives (a quad's 4 points mostly pair the same faces), instead of once per point.  Each
+   term is the update of one point, row (ja, i) += cS[ja] G[i] (+ c0[3 ja + i] du0 + c1[3 ja + i]
+   du1 on the point's own face), applied in the points' order with the same expressions, so the
+   sums are the same as point by point. */
+enum { QQ_NA = 3 * ANCF3843_FACE_NSHAPE, QQ_MAX = 16 };
+typedef struct {
+  PetscInt  slot;
+  PetscBool own; /* the point's own face: the sliding terms c0, c1 */
+  PetscReal cS[ANCF3843_FACE_NSHAPE], c0[QQ_NA], c1[QQ_NA];
+  PetscReal G[3][QQ_NA], du0[QQ_NA], du1[QQ_NA];
+} QQTerm;
+typedef struct {
+  int    n;
+  QQTerm t[QQ_MAX];
+} QQTerms;
+
+
+static void QQFlush(TdModel m, QQTerms *qt, PetscScalar *jqq)
+{
+  PetscBool done[QQ_MAX] = {PETSC_FALSE};
+  for (int t0 = 0; t0 < qt->n; t0++) {
+    const QQTerm *L[QQ_MAX];
+    int           nl = 0;
+    PetscScalar  *out;
+    if (done[t0]) continue;
+    for (int t = t0; t < qt->n; t++)
+      if (!done[t] && qt->t[t].slot == qt->t[t0].slot) {
+        L[nl++] = &qt->t[t];
+        done[t] = PETSC_TRUE;
+      }
+    out = &jqq[m->coupling_qq_offset[qt->t[t0].slot]];
+    for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+      for (PetscInt i = 0; i < 3; i++) {
+        PetscScalar *restrict row = &out[(3 * ja + i) * QQ_NA];
+        if (nl == 4 && L[0]->own) {
+          /* the common case, written out so that each row vector stays in a register */
+          const QQTerm *T0 = L[0], *T1 = L[1], *T2 = L[2], *T3 = L[3];
+          for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+            PetscScalar r = row[jj];
+            r += T0->cS[ja] * T0->G[i][jj] + T0->c0[3 * ja + i] * T0->du0[jj] + T0->c1[3 * ja + i] * T0->du1[jj];
+            r += T1->cS[ja] * T1->G[i][jj] + T1->c0[3 * ja + i] * T1->du0[jj] + T1->c1[3 * ja + i] * T1->du1[jj];
+            r += T2->cS[ja] * T2->G[i][jj] + T2->c0[3 * ja + i] * T2->du0[jj] + T2->c1[3 * ja + i] * T2->du1[jj];
+            r += T3->cS[ja] * T3->G[i][jj] + T3->c0[3 * ja + i] * T3->du0[jj] + T3->c1[3 * ja + i] * T3->du1[jj];
+            row[jj] = r;
+          }
+        } else if (nl == 4) {
+          const QQTerm *T0 = L[0], *T1 = L[1], *T2 = L[2], *T3 = L[3];
+          for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+            PetscScalar r = row[jj];
+            r += T0->cS[ja] * T0->G[i][jj];
+            r += T1->cS[ja] * T1->G[i][jj];
+            r += T2->cS[ja] * T2->G[i][jj];
+            r += T3->cS[ja] * T3->G[i][jj];
+            row[jj] = r;
+          }
+        } else
+          for (int l = 0; l < nl; l++) {
+            const QQTerm *T = L[l];
+            if (T->own) {
+              const PetscReal cS = T->cS[ja], c0 = T->c0[3 * ja + i], c1 = T->c1[3 * ja + i];
+              for (PetscInt jj = 0; jj < QQ_NA; jj++) row[jj] += cS * T->G[i][jj] + c0 * T->du0[jj] + c1 * T->du1[jj];
+            } else {
+              const PetscReal cS = T->cS[ja];
+              for (PetscInt jj = 0; jj < QQ_NA; jj++) row[jj] += cS * T->G[i][jj];
+            }
+          }
+      }
+  }
+  qt->n = 0;
+}
+
 /* The coupling blocks of one Gauss point (formulation.md §6, the paper's eq. 26 made explicit):
      dF_i/dq   = -(1/scale) dR_i/dz . dz/dq                   (pressure rows)
      dQ_a/dq   = w [dS/duv . duv/dq f_a + S df_a/dz . dz/dq]   (the residual carries -Q_a)
      dQ_a/dp_j = w S (df_a/dp N_j + df_a/dgradp . gradN_j) p_ref
    with z = (h, dh/dt, vw, vb) and a = wall, base.  Only the face's active coordinates are formed
    (the others are exactly 0 for axis-aligned cells), in the packed order of the pattern. */
-static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, SlotCache cache[2], PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
+static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, SlotCache cache[2], QQTerms *qt, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
 {
   SurfaceDerivatives D[2];
   const PetscReal    sign[2] = {-1, 1};
@@ -648,6 +721,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
   const PetscInt     N       = ANCF3843_NDOF;
   PetscInt           slot_qp[2][4]; /* (face of surface s, pressure unknown of node i), -1: none */
   PetscReal          wS[2][ANCF3843_FACE_NSHAPE];
+  const PetscReal    iscale = 1 / f->residual_scale;
   PetscFunctionBegin;
   for (PetscInt s = 0; s < 2; s++)
     if (ss[s]->element >= 0) {
@@ -663,7 +737,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       slot_qp[s][i]     = -1;
       if (f->model == TD_FILM_REYNOLDS && ui >= 0 && ss[s]->element >= 0) slot_qp[s][i] = CachedCouplingSlot(m, &cache[0], m->coupling_qp, m->ncoupling_qp, PairKey(8 * ss[s]->element + ss[s]->face, ui));
     }
-  /* pressure rows */
+  /* pressure rows (times 1/scale: a multiplication, not a division, per entry) */
   if (f->model == TD_FILM_REYNOLDS && rs)
     for (PetscInt i = 0; i < 4; i++) {
       const PetscInt ui = f->unknown[nodes[i]];
@@ -674,7 +748,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         const SurfaceDerivatives *Ds   = &D[s];
         const PetscReal(*dRdv)[3] = s == 0 ? rs->dvw[i] : rs->dvb[i];
         if (e < 0 || slot < 0) continue;
-        for (PetscInt jj = 0; jj < Ds->n; jj++) G[jj] = -(rs->dh[i][gp] * Ds->dh[jj] + rs->ddhdt[i][gp] * Ds->dhdot[jj] + dRdv[gp][0] * Ds->dv[0][jj] + dRdv[gp][1] * Ds->dv[1][jj] + dRdv[gp][2] * Ds->dv[2][jj]) / f->residual_scale;
+        for (PetscInt jj = 0; jj < Ds->n; jj++) G[jj] = -(rs->dh[i][gp] * Ds->dh[jj] + rs->ddhdt[i][gp] * Ds->dhdot[jj] + dRdv[gp][0] * Ds->dv[0][jj] + dRdv[gp][1] * Ds->dv[1][jj] + dRdv[gp][2] * Ds->dv[2][jj]) * iscale;
         if (Ds->n == N) TdModelElementRotateForce(m, e, G); /* all 96, in element order */
         for (PetscInt jj = 0; jj < Ds->n; jj++) jpq[m->coupling_qp_offset[slot] + jj] += G[jj];
       }
@@ -688,13 +762,24 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       const SurfaceDerivatives *Da = &D[a], *Ds = &D[s];
       const PetscInt            na = Da->n, nb = Ds->n;
       const PetscReal(*dfdv)[3]    = s == 0 ? ts->dvw[a] : ts->dvb[a];
-      PetscReal                 G[3][ANCF3843_NDOF];
-      PetscInt                  slot;
+      PetscReal                 Gl[3][ANCF3843_NDOF];
+      PetscReal                *Gb;
+      PetscInt                  slot, ldg;
+      QQTerm                   *T = NULL;
       if (es < 0) continue;
       slot = CachedCouplingSlot(m, &cache[1], m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
       if (slot < 0) continue;
+      /* both cells axis-aligned: a term of the quad's deferred updates (QQFlush), G formed in it */
+      if (na < N && nb < N) {
+        T       = &qt->t[qt->n++];
+        T->slot = slot;
+        T->own  = s == a ? PETSC_TRUE : PETSC_FALSE;
+      }
+      Gb  = T ? &T->G[0][0] : &Gl[0][0];
+      ldg = T ? QQ_NA : N;
+#define G(i, jj) Gb[(i) * ldg + (jj)]
       for (PetscInt i = 0; i < 3; i++)
-        for (PetscInt jj = 0; jj < nb; jj++) G[i][jj] = ts->dh[a][i] * Ds->dh[jj] + dfa_dhdot[a][i] * Ds->dhdot[jj] + dfdv[i][0] * Ds->dv[0][jj] + dfdv[i][1] * Ds->dv[1][jj] + dfdv[i][2] * Ds->dv[2][jj];
+        for (PetscInt jj = 0; jj < nb; jj++) G(i, jj) = ts->dh[a][i] * Ds->dh[jj] + dfa_dhdot[a][i] * Ds->dhdot[jj] + dfdv[i][0] * Ds->dv[0][jj] + dfdv[i][1] * Ds->dv[1][jj] + dfdv[i][2] * Ds->dv[2][jj];
       {
         /* the active rows (k, i) and columns of the face pair; a rotated cell's (all 96, in
            element order) are accumulated apart and turned to global slopes, rows and columns
@@ -703,24 +788,22 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         PetscScalar    *out     = rotated ? block : &jqq[m->coupling_qq_offset[slot]];
         if (rotated) PetscCall(PetscArrayzero(block, na * nb));
         if (!rotated) {
-          /* both cells axis-aligned: 36 x 36, a size the compiler knows (rows unrolled, no
-             remainder loops); row ii = 3 ja + i is component i of active function ja.  The
-             same expressions as the general loops below. */
-          enum { NA = 3 * ANCF3843_FACE_NSHAPE };
-          const PetscReal *restrict du0 = Da->duv[0], *restrict du1 = Da->duv[1];
+          /* both cells axis-aligned: the term's coefficients (row ii = 3 ja + i is component i
+             of active function ja), the same expressions as the general loops below */
           for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
-            const PetscInt  k  = Da->idx[3 * ja] / 3;
-            const PetscReal cS = -w * ss[a]->S[k];
-            for (PetscInt i = 0; i < 3; i++) {
-              PetscScalar *restrict     row = &out[(3 * ja + i) * NA];
-              const PetscReal *restrict Gi  = G[i];
-              if (s == a) {
-                const PetscReal c0 = -w * ss[a]->dS_uv[0][k] * fa[a][i], c1 = -w * ss[a]->dS_uv[1][k] * fa[a][i];
-                for (PetscInt jj = 0; jj < NA; jj++) row[jj] += cS * Gi[jj] + c0 * du0[jj] + c1 * du1[jj];
-              } else
-                for (PetscInt jj = 0; jj < NA; jj++) row[jj] += cS * Gi[jj];
-            }
+            const PetscInt k = Da->idx[3 * ja] / 3;
+            T->cS[ja]        = -w * ss[a]->S[k];
+            if (s == a)
+              for (PetscInt i = 0; i < 3; i++) {
+                T->c0[3 * ja + i] = -w * ss[a]->dS_uv[0][k] * fa[a][i];
+                T->c1[3 * ja + i] = -w * ss[a]->dS_uv[1][k] * fa[a][i];
+              }
           }
+          if (s == a)
+            for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+              T->du0[jj] = Da->duv[0][jj];
+              T->du1[jj] = Da->duv[1][jj];
+            }
         } else if (s == a) {
           /* the point sliding along its own face: dS/duv . duv/dq f_a (duv/dq packed to the
              active columns, so that the row updates are contiguous and vectorised) */
@@ -729,14 +812,14 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
             const PetscInt  k = Da->idx[ii] / 3, i = Da->idx[ii] % 3;
             const PetscReal cS = -w * ss[a]->S[k], c0 = -w * ss[a]->dS_uv[0][k] * fa[a][i], c1 = -w * ss[a]->dS_uv[1][k] * fa[a][i];
             PetscScalar    *row = &out[(PetscCount)ii * nb];
-            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj] + c0 * du0[jj] + c1 * du1[jj];
+            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G(i, jj) + c0 * du0[jj] + c1 * du1[jj];
           }
         } else
           for (PetscInt ii = 0; ii < na; ii++) {
             const PetscInt  k = Da->idx[ii] / 3, i = Da->idx[ii] % 3;
             const PetscReal cS = -w * ss[a]->S[k];
             PetscScalar    *row = &out[(PetscCount)ii * nb];
-            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj];
+            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G(i, jj);
           }
         if (rotated) {
           PetscScalar *dst = &jqq[m->coupling_qq_offset[slot]];
@@ -744,6 +827,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
           for (PetscInt j = 0; j < na * nb; j++) dst[j] += block[j];
         }
       }
+#undef G
     }
     /* dQ_a/dp */
     if (f->model == TD_FILM_REYNOLDS)
@@ -757,8 +841,12 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         }
         if (D[a].n < N) { /* an axis-aligned cell: its active coordinates only, no turn */
           PetscScalar *restrict dst = &jqp[m->coupling_qp_offset[slot]];
-          for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
-            for (PetscInt i = 0; i < 3; i++) dst[3 * ja + i] += wS[a][ja] * dfdp[i] * f->p_ref;
+          const PetscReal       fp[3] = {dfdp[0] * f->p_ref, dfdp[1] * f->p_ref, dfdp[2] * f->p_ref};
+          for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
+            dst[3 * ja + 0] += wS[a][ja] * fp[0];
+            dst[3 * ja + 1] += wS[a][ja] * fp[1];
+            dst[3 * ja + 2] += wS[a][ja] * fp[2];
+          }
         } else {
           for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
             for (PetscInt i = 0; i < 3; i++) col[3 * k + i] = -w * ss[a]->S[k] * dfdp[i] * f->p_ref;
@@ -815,8 +903,10 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   PetscReal               p[4];
   FilmReynoldsSensitivity rsens;
   SlotCache               cache[2]; /* face-pressure and face-face pairs */
+  QQTerms                 qt;       /* the deferred dQ/dq updates (QQFlush) */
   PetscFunctionBegin;
   cache[0].n = cache[1].n = 0;
+  qt.n       = 0;
   for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
   for (PetscInt gp = 0; gp < 4; gp++) {
     PetscReal x[3];
@@ -856,9 +946,10 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     }
     if (coupled) {
       const SurfaceState *ss[2] = {&sw[gp], &sb[gp]};
-      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, cache, jqq, jqp, jpq, block));
+      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, cache, &qt, jqq, jqp, jpq, block));
     }
   }
+  if (coupled) QQFlush(m, &qt, jqq);
   PetscFunctionReturn(0);
 }
 
