@@ -39,7 +39,8 @@ typedef struct {
 #define TD_PATTERN_LOOKAHEAD 4 /* samples of a driven film's look-ahead (TdFilmsCouplingUpdate) */
 
 /* The projection of one film point onto one surface, kept between evaluations as the start of
-   the next search. */
+   the next search.  Of pt, the face coordinates, the point, its tangents and s are kept; its
+   shape functions (S, dS_uv) are not (the film's surface state carries them; film.c). */
 typedef struct {
   PetscInt         face;     /* index into the surface's set faces (-1: not found yet) */
   FilmSurfacePoint pt;

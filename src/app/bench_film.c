@@ -15,15 +15,45 @@
      (options prefix -gamg_, default rtol 1e-10) and (b) by LU with MUMPS (prefix -lu_).  Setup
      (preconditioner / factorisation) and solve times are printed separately, with the agreement
      of the two solutions.
+  3. Film pass: the per-quad work of TdFilmsAssemble (src/model/film.c) on the real model of the
+     lubricated slider-guide case (-case FILE, default cases/slider_guide_lubricated.opts of the
+     source tree; -film_cells NX,NY overrides its film mesh).  The case is run for -pass_steps
+     steps (default 40, 2 ms: the hammer has pressed the slider into the film, which carries
+     load with cavitated nodes; printed), then one step more; the pass is timed at that last
+     state with the projections started from the hits of the step before (each repetition
+     restores them), as the first residual of a Newton solve sees it.  (a) the residual pass
+     (jac = NULL), (b) the fused residual + Jacobian pass (jac, c_e = 1 and c_v of a
+     generalised-alpha step of dt = 5e-5 s), on one thread, median over -pass_reps repetitions
+     (default 15), per film quad.  Under callgrind (valgrind --tool=callgrind
+     --instr-atstart=no) only the timed calls are instrumented, with a dump after each kind;
+     -pass_state FILE saves the state there, or loads it if FILE exists (no steps: the steps
+     take many minutes under valgrind).
 
-  Usage: bench_film [-reps N] [-n CELLS] [PETSc options]
+  Usage: bench_film [-reps N] [-n CELLS] [-case FILE] [-film_cells NX,NY] [-pass_steps N]
+                    [-pass_reps N] [-pass_state FILE] [-pass_only] [-skip_pass] [PETSc options]
 */
 #include <math.h>
 #include <petscksp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <omp.h>
+#include <string.h>
 #include <tribodyn/film_kernels.h>
+#include <tribodyn/model.h>
+#include <tribodyn/options.h>
+#include <tribodyn/solver.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(s)
+#endif
 
 static double Now(void)
 {
@@ -112,15 +142,175 @@ static PetscErrorCode SolveWith(Mat A, Vec b, Vec x, const char *prefix, PetscBo
   PetscFunctionReturn(0);
 }
 
+/* The state of the film pass (-pass_state FILE): t, q, v, the unknowns, the film's hits at this
+   state (the coupling pattern is formed from them) and at the step before (the projections'
+   start).  Only each hit's face and face coordinates are kept: the rest is output of the
+   projection. */
+static PetscErrorCode SaveState(FILE *fp, TdSolver s, const TdFilm *f, const TdFilmHit *before)
+{
+  const PetscScalar *u;
+  const PetscInt     nh = 8 * f->surface.nquads;
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  PetscCheck(fwrite(&s->t, sizeof(PetscReal), 1, fp) == 1 && fwrite(s->q, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fwrite(s->v, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fwrite(u, sizeof(PetscScalar), (size_t)s->N, fp) == (size_t)s->N, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "bench_film: writing the state failed");
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  for (PetscInt k = 0; k < 2 * nh; k++) {
+    const TdFilmHit *h = k < nh ? &f->hits[k] : &before[k - nh];
+    PetscCheck(fwrite(&h->face, sizeof(PetscInt), 1, fp) == 1 && fwrite(h->pt.uv, sizeof(double), 2, fp) == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "bench_film: writing the state failed");
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode LoadState(FILE *fp, TdSolver s, TdFilm *f, TdFilmHit *before, const char *name)
+{
+  PetscScalar   *u;
+  const PetscInt nh = 8 * f->surface.nquads;
+  PetscBool      changed;
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(s->Useq, &u));
+  PetscCheck(fread(&s->t, sizeof(PetscReal), 1, fp) == 1 && fread(s->q, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fread(s->v, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fread(u, sizeof(PetscScalar), (size_t)s->N, fp) == (size_t)s->N, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "bench_film: %s is not a state of this case", name);
+  PetscCall(VecRestoreArray(s->Useq, &u));
+  for (PetscInt k = 0; k < 2 * nh; k++) {
+    TdFilmHit *h = k < nh ? &f->hits[k] : &before[k - nh];
+    if (k >= nh) *h = f->hits[k - nh];
+    PetscCheck(fread(&h->face, sizeof(PetscInt), 1, fp) == 1 && fread(h->pt.uv, sizeof(double), 2, fp) == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "bench_film: %s is not a state of this case", name);
+  }
+  {
+    char c;
+    PetscCheck(fread(&c, 1, 1, fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "bench_film: %s is not a state of this case (film mesh?)", name);
+  }
+  PetscCall(TdFilmsCouplingUpdate(s->model, s->t, s->q, s->v, &changed, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* 3. the film pass of the real model (header comment) */
+static PetscErrorCode FilmPass(PetscInt reps_in)
+{
+  char            cas[PETSC_MAX_PATH_LEN];
+  PetscInt        cells[2] = {0, 0}, ncells = 2, steps = 40, reps = reps_in;
+  PetscBool       cells_set, case_set;
+  TdModel         m;
+  TdSolver        s;
+  TdFilm         *f;
+  TdFilmHit      *saved;
+  PetscScalar    *jac;
+  PetscReal      *rfull, *r, load[3], friction[3], tres[101], tjac[101], cv;
+  PetscCount      njac;
+  PetscInt        ncav = 0, nunk;
+  char            state[PETSC_MAX_PATH_LEN] = "";
+  FILE           *fp;
+  PetscBool       loaded = PETSC_FALSE;
+  const PetscScalar *u;
+  PetscFunctionBeginUser;
+  /* the default case: cases/ beside src/ of this file's source tree */
+  {
+    const char *file = __FILE__, *tail = strstr(file, "src/app/bench_film.c");
+    if (tail) PetscCall(PetscSNPrintf(cas, sizeof cas, "%.*scases/slider_guide_lubricated.opts", (int)(tail - file), file));
+    else PetscCall(PetscStrncpy(cas, "cases/slider_guide_lubricated.opts", sizeof cas));
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-case", cas, sizeof cas, &case_set));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-film_cells", cells, &ncells, &cells_set));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-pass_steps", &steps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-pass_reps", &reps, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-pass_state", state, sizeof state, NULL));
+  if (reps > 101) reps = 101;
+  if (reps < 1) reps = 1;
+  /* the case file below the command line: the command line's -film_cells wins */
+  PetscCall(PetscOptionsInsertFile(PETSC_COMM_WORLD, NULL, cas, PETSC_TRUE));
+  if (cells_set) {
+    char v[64];
+    PetscCall(PetscSNPrintf(v, sizeof v, "%d,%d", (int)cells[0], (int)(ncells > 1 ? cells[1] : cells[0])));
+    PetscCall(PetscOptionsSetValue(NULL, "-film_cells", v));
+  }
+  ncells = 2;
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-film_cells", cells, &ncells, NULL));
+  PetscCall(TdOptionsInitialize(PETSC_COMM_WORLD));
+  PetscCall(TdModelCreateFromOptions(PETSC_COMM_WORLD, &m));
+  PetscCall(TdSolverCreate(m, &s));
+  PetscCall(TdSolverSetFromOptions(s));
+  PetscCheck(m->nfilms == 1 && m->films[0].model == TD_FILM_REYNOLDS, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "bench_film: the case must have one Reynolds film");
+  f = &m->films[0];
+  PetscCall(PetscMalloc1(8 * f->surface.nquads, &saved));
+  if (state[0] && (fp = fopen(state, "rb"))) {
+    /* a state saved by an earlier run of the same case and film mesh: no steps (for callgrind,
+       under which the steps take many minutes) */
+    PetscCall(LoadState(fp, s, f, saved, state));
+    fclose(fp);
+    loaded = PETSC_TRUE;
+  } else {
+    PetscCall(TdSolverInitialize(s));
+    for (PetscInt k = 0; k < steps; k++) PetscCall(TdSolverStep(s, 5e-5));
+    PetscCall(PetscArraycpy(saved, f->hits, 8 * f->surface.nquads));
+    PetscCall(TdSolverStep(s, 5e-5));
+    /* the whole unknown vector */
+    PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    if (state[0]) {
+      fp = fopen(state, "wb");
+      PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "bench_film: cannot write %s", state);
+      PetscCall(SaveState(fp, s, f, saved));
+      fclose(fp);
+    }
+  }
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  nunk = f->nunknowns;
+  for (PetscInt i = 0; i < nunk; i++)
+    if (f->p_ref * PetscRealPart(u[f->first_unknown + i]) <= f->p_cav + 1e-9 * f->p_ref) ncav++;
+  PetscCall(TdFilmsCOOPattern(m, &njac, NULL, NULL));
+  PetscCall(PetscMalloc3(njac, &jac, m->nfull, &rfull, s->N, &r));
+  cv = galpha_velocity_coefficient(&s->ga, 5e-5);
+  omp_set_num_threads(1);
+  for (PetscInt kind = 0; kind < 2; kind++) {
+    PetscReal *tt = kind ? tjac : tres;
+    for (PetscInt rep = -1; rep < reps; rep++) {
+      PetscBool ok;
+      double    t0, t1;
+      PetscCall(PetscArraycpy(f->hits, saved, 8 * f->surface.nquads));
+      PetscCall(PetscArrayzero(rfull, m->nfull));
+      PetscCall(PetscArrayzero(r, s->N));
+      if (rep == 0) {
+        CALLGRIND_ZERO_STATS;
+        CALLGRIND_START_INSTRUMENTATION;
+      }
+      t0 = Now();
+      PetscCall(TdFilmsAssemble(m, s->t, s->q, s->v, u, kind ? 1 : 0, kind ? cv : 0, rfull, r, kind ? jac : NULL, load, friction, &ok));
+      t1 = Now();
+      PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bench_film: the film pass failed: %s", f->miss);
+      if (rep >= 0) tt[rep] = (t1 - t0) / f->surface.nquads;
+      if (rep == reps - 1) {
+        CALLGRIND_STOP_INSTRUMENTATION;
+        CALLGRIND_DUMP_STATS_AT(kind ? "film pass: residual + Jacobian" : "film pass: residual");
+      }
+      checksum += r[f->first_unknown] + rfull[0] + (kind ? jac[njac / 2] : 0);
+    }
+    qsort(tt, (size_t)reps, sizeof(double), CmpDouble);
+  }
+  m->coupling_miss = PETSC_FALSE;
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "film pass of the slider-guide case (%s), %d x %d quads (%d film unknowns), single thread, median of %d repetitions:\n", case_set ? cas : "cases/slider_guide_lubricated.opts", (int)cells[0], (int)cells[1], (int)nunk, (int)reps));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  state: t = %.4g s after %d steps of 5e-5 s%s; film load %.4g N, %d of %d film unknowns cavitated\n", (double)s->t, (int)(s->t / 5e-5 + 0.5), loaded ? " (loaded)" : "", (double)load[2], (int)ncav, (int)nunk));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (a) residual pass (jac = NULL)            %8.3f us per film quad (%d quads)\n", tres[reps / 2] * 1e6, (int)f->surface.nquads));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (b) fused residual + Jacobian pass        %8.3f us per film quad\n", tjac[reps / 2] * 1e6));
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  PetscCall(PetscFree3(jac, rfull, r));
+  PetscCall(PetscFree(saved));
+  PetscCall(TdSolverDestroy(&s));
+  PetscCall(TdModelDestroy(&m));
+  PetscCall(TdOptionsFinalize());
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  PetscInt reps = 15, n = 200;
+  PetscInt  reps = 15, n = 200;
+  PetscBool pass_only = PETSC_FALSE, skip_pass = PETSC_FALSE;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-pass_only", &pass_only, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-skip_pass", &skip_pass, NULL));
 
   /* 1. kernel timings */
-  {
+  if (!pass_only) {
     const double   X[4][3] = {{0.0, 0.0, 0.0}, {1.2e-3, 0.1e-3, 0.08e-3}, {1.1e-3, 1.0e-3, 0.15e-3}, {-0.1e-3, 0.9e-3, -0.05e-3}};
     FilmFluid      fl = {.rho = 889.0, .mu = 0.045};
     FilmPointState st[4];
@@ -141,7 +331,7 @@ int main(int argc, char **argv)
   }
 
   /* 2. assembly and solve of an n x n film */
-  {
+  if (!pass_only) {
     const double   L = 0.04, rho = 889.0, mu = 0.045, U = 0.63;
     const PetscInt ni = n - 1, N = ni * ni;
     FilmFluid      fl = {.rho = rho, .mu = mu};
@@ -210,6 +400,8 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&xg));
     PetscCall(VecDestroy(&xl));
   }
+  /* 3. the film pass of the real model */
+  if (!skip_pass) PetscCall(FilmPass(reps));
   PetscCall(PetscFinalize());
   return 0;
 }

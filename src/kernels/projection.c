@@ -114,7 +114,10 @@ void film_line_init(const double n[3], FilmLine *line)
     for (int i = 0; i < 3; i++) line->n[i] = line->t1[i] = line->t2[i] = NAN;
 }
 
-/* The surface being projected on. */
+/* The surface being projected on.  An ANCF face is set up once per projection (face_setup):
+   its 12 active functions' coordinates gathered (E), with x taken off the position functions'
+   (Ed: r - x = sum S_k Ed_k, the header comment), and the in-face signs of its 4 nodes, so that
+   an evaluation forms only what the face needs. */
 typedef struct {
   int kind; /* 0 ANCF face, 1 bilinear quad */
   double h[3];
@@ -123,47 +126,100 @@ typedef struct {
   const double *e;
   const double (*corners)[3];
   const double *x;
+  /* ANCF face (face_setup) */
+  int fix, i0, i1;                          /* fixed and free element coordinates */
+  double tu[4], tv[4];                      /* the face nodes' signs along the free ones */
+  double cu, cv;                            /* h[i0]/16, h[i1]/16: slope factors h/32 times L_fix = 2 */
+  double E[ANCF3843_FACE_NSHAPE][3], Ed[ANCF3843_FACE_NSHAPE][3];
 } Surface;
+
+static void face_setup(Surface *sf)
+{
+  const int fix = sf->face / 2, side = sf->face & 1;
+  sf->fix = fix;
+  sf->i0 = fix == 0 ? 1 : 0;
+  sf->i1 = fix == 2 ? 1 : 2;
+  sf->cu = sf->h[sf->i0] / 16.0;
+  sf->cv = sf->h[sf->i1] / 16.0;
+  ancf3843_face_shapes(sf->face, sf->active);
+  for (int nd = 0, c = 0; nd < ANCF3843_NODES; nd++) {
+    if (((nd >> fix) & 1) != side) continue;
+    sf->tu[c] = ((nd >> sf->i0) & 1) ? 1.0 : -1.0;
+    sf->tv[c] = ((nd >> sf->i1) & 1) ? 1.0 : -1.0;
+    c++;
+  }
+  for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++) {
+    const int k = sf->active[j], pos = (k & 3) == 0;
+    for (int i = 0; i < 3; i++) {
+      sf->E[j][i] = sf->e[3 * k + i];
+      sf->Ed[j][i] = pos ? sf->e[3 * k + i] - sf->x[i] : sf->e[3 * k + i];
+    }
+  }
+}
 
 /* r, r_uv, S, dS_uv, xi at uv, and d = r - x (accumulated relative to x).  On an ANCF face only
    the entries of S and dS_uv of the face's 12 active functions are written: the caller clears p
    once, and the other 20 stay 0, which they are exactly (ancf3843.h).  Skipping them leaves every
-   sum unchanged (each skipped term is an exact 0). */
+   sum unchanged (each skipped term is an exact 0).
+   The face's functions (F1) written on the face: with U, V the free coordinates (xi_i0, xi_i1),
+   a face node's signs t_u, t_v (its sign along the fixed coordinate equals the face's, so that
+   linear factor is 2), L_u = 1 + U t_u, L_v = 1 + V t_v and g = 2 + U t_u + V t_v - U^2 - V^2
+   (= 2 + xi . xi_n - |xi|^2 on the face):
+     position      S = L_u L_v g / 8,  S_U = L_v (t_u g + L_u (t_u - 2 U)) / 8,  S_V likewise;
+     slope along U S = (h_U/16) p_u L_v,  S_U = (h_U/16) p_u' L_v,  S_V = (h_U/16) p_u t_v,
+                   p_u = t_u L_u^2 (U t_u - 1),  p_u' = L_u (3 U t_u - 1);  along V likewise.
+   The same functions as ancf3843_face_shape_and_gradient, formed directly on the face and in
+   face coordinates (equal to rounding; that routine goes through the material gradients). */
 static void surface_eval(const Surface *sf, const double uv[2], FilmSurfacePoint *p, double d[3])
 {
   p->uv[0] = uv[0];
   p->uv[1] = uv[1];
   const double *x = sf->x;
-  for (int i = 0; i < 3; i++) {
-    p->r[i] = d[i] = 0.0;
-    p->r_uv[i][0] = p->r_uv[i][1] = 0.0;
-  }
   if (sf->kind == 0) {
-    const int fix = sf->face / 2;
-    const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
-    p->xi[fix] = (sf->face & 1) ? 1.0 : -1.0;
-    p->xi[i0] = uv[0];
-    p->xi[i1] = uv[1];
-    double Sf[ANCF3843_FACE_NSHAPE], dSdX[2][ANCF3843_FACE_NSHAPE];
-    ancf3843_face_shape_and_gradient(sf->h[0], sf->h[1], sf->h[2], sf->face, uv, Sf, dSdX);
-    const double g0 = 0.5 * sf->h[i0], g1 = 0.5 * sf->h[i1]; /* dX/dxi */
-    const double *e = sf->e;
+    const double U = uv[0], V = uv[1];
+    p->xi[sf->fix] = (sf->face & 1) ? 1.0 : -1.0;
+    p->xi[sf->i0] = U;
+    p->xi[sf->i1] = V;
+    const double g0 = 2.0 - U * U - V * V;
+    double S[ANCF3843_FACE_NSHAPE], Su[ANCF3843_FACE_NSHAPE], Sv[ANCF3843_FACE_NSHAPE];
+    for (int c = 0; c < 4; c++) {
+      const double tu = sf->tu[c], tv = sf->tv[c];
+      const double Lu = 1.0 + U * tu, Lv = 1.0 + V * tv, g = g0 + U * tu + V * tv;
+      const double pu = tu * Lu * Lu * (U * tu - 1.0), pv = tv * Lv * Lv * (V * tv - 1.0);
+      S[3 * c] = 0.125 * Lu * Lv * g;
+      Su[3 * c] = 0.125 * Lv * (tu * g + Lu * (tu - 2.0 * U));
+      Sv[3 * c] = 0.125 * Lu * (tv * g + Lv * (tv - 2.0 * V));
+      S[3 * c + 1] = sf->cu * pu * Lv;
+      Su[3 * c + 1] = sf->cu * Lu * (3.0 * U * tu - 1.0) * Lv;
+      Sv[3 * c + 1] = sf->cu * pu * tv;
+      S[3 * c + 2] = sf->cv * pv * Lu;
+      Su[3 * c + 2] = sf->cv * pv * tu;
+      Sv[3 * c + 2] = sf->cv * Lv * (3.0 * V * tv - 1.0) * Lu;
+    }
+    double r[3] = {0, 0, 0}, dd[3] = {0, 0, 0}, ru[3] = {0, 0, 0}, rv[3] = {0, 0, 0};
     for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++) {
       const int k = sf->active[j];
-      const double S = Sf[j], Su = dSdX[0][j] * g0, Sv = dSdX[1][j] * g1;
-      p->S[k] = S;
-      p->dS_uv[0][k] = Su;
-      p->dS_uv[1][k] = Sv;
-      const int pos = (k & 3) == 0;
+      p->S[k] = S[j];
+      p->dS_uv[0][k] = Su[j];
+      p->dS_uv[1][k] = Sv[j];
       for (int i = 0; i < 3; i++) {
-        const double ek = e[3 * k + i];
-        p->r[i] += S * ek;
-        d[i] += S * (pos ? ek - x[i] : ek);
-        p->r_uv[i][0] += Su * ek;
-        p->r_uv[i][1] += Sv * ek;
+        r[i] += S[j] * sf->E[j][i];
+        dd[i] += S[j] * sf->Ed[j][i];
+        ru[i] += Su[j] * sf->E[j][i];
+        rv[i] += Sv[j] * sf->E[j][i];
       }
     }
+    for (int i = 0; i < 3; i++) {
+      p->r[i] = r[i];
+      d[i] = dd[i];
+      p->r_uv[i][0] = ru[i];
+      p->r_uv[i][1] = rv[i];
+    }
   } else {
+    for (int i = 0; i < 3; i++) {
+      p->r[i] = d[i] = 0.0;
+      p->r_uv[i][0] = p->r_uv[i][1] = 0.0;
+    }
     const double u = uv[0], v = uv[1];
     const double N[4] = {0.25 * (1 - u) * (1 - v), 0.25 * (1 + u) * (1 - v), 0.25 * (1 + u) * (1 + v),
                          0.25 * (1 - u) * (1 + v)};
@@ -236,19 +292,45 @@ static void residual(const double t1[3], const double t2[3], const double d[3], 
   R[1] = vec3_dot(t2, d);
 }
 
+/* *pt = *p with the inactive shape functions of an ANCF face (left unset by surface_eval) 0:
+   the whole point is 900 bytes, of which an ANCF face sets a third */
+static void point_result(const Surface *sf, const FilmSurfacePoint *p, FilmSurfacePoint *pt)
+{
+  if (sf->kind != 0) {
+    *pt = *p;
+    return;
+  }
+  pt->uv[0] = p->uv[0];
+  pt->uv[1] = p->uv[1];
+  for (int i = 0; i < 3; i++) {
+    pt->xi[i] = p->xi[i];
+    pt->r[i] = p->r[i];
+    pt->r_uv[i][0] = p->r_uv[i][0];
+    pt->r_uv[i][1] = p->r_uv[i][1];
+  }
+  memset(pt->S, 0, sizeof(pt->S));
+  memset(pt->dS_uv, 0, sizeof(pt->dS_uv));
+  for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++) {
+    const int k = sf->active[j];
+    pt->S[k] = p->S[k];
+    pt->dS_uv[0][k] = p->dS_uv[0][k];
+    pt->dS_uv[1][k] = p->dS_uv[1][k];
+  }
+}
+
 /* Newton for P (r(uv) - x) = 0 from pt->uv (F6); see the header comment */
 static int project_newton(const Surface *sf, double size, const FilmLine *line, double tol,
                           FilmSurfacePoint *pt)
 {
   const double *n = line->n, *t1 = line->t1, *t2 = line->t2;
   /* the current point and the trial of the line search, swapped rather than copied (the point
-     is large); cleared once, as surface_eval expects */
+     is large).  Not cleared: surface_eval writes every field but an ANCF face's 20 inactive
+     shape functions, which point_result sets to 0 in the result */
   FilmSurfacePoint buf[2], *cur = &buf[0], *trial = &buf[1];
   double uv[2] = {pt->uv[0], pt->uv[1]};
   if (!isfinite(uv[0]) || !isfinite(uv[1])) uv[0] = uv[1] = 0.0;
-  memset(buf, 0, sizeof(buf));
   if (!line->ok) {
-    *pt = *cur;
+    memset(pt, 0, sizeof(*pt));
     pt->s = NAN;
     return -1;
   }
@@ -314,7 +396,7 @@ static int project_newton(const Surface *sf, double size, const FilmLine *line, 
     }
     if (fabs(uv[0]) > PROJ_MAX_UV || fabs(uv[1]) > PROJ_MAX_UV) break; /* ran off the face */
   }
-  *pt = *cur;
+  point_result(sf, cur, pt);
   pt->s = vec3_dot(n, d);
   pt->iterations = it;
   if (!converged) return -1;
@@ -355,15 +437,15 @@ int film_project_ancf_face_line(double a, double b, double c, int face, const do
                                 const double x[3], const FilmLine *line, double tol, FilmSurfacePoint *pt)
 {
   if (face < 0 || face > 5) return -1;
-  Surface sf = {0};
+  Surface sf;
   sf.kind = 0;
   sf.h[0] = a;
   sf.h[1] = b;
   sf.h[2] = c;
   sf.face = face;
-  ancf3843_face_shapes(face, sf.active);
   sf.e = e;
   sf.x = x;
+  face_setup(&sf);
   const int fix = face / 2;
   const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
   const double size = fmax(sf.h[i0], sf.h[i1]);
@@ -595,67 +677,34 @@ double film_profile_eval(const FilmProfile *prof, const double X[3], double dhdX
 /* Second derivatives along face `face` (free coordinates p < q, fixed coordinate xi[face / 2] =
    +-1) of its 12 active shape functions (ancf3843_face_shapes, same order): d2S[0][j] =
    d2S_k/dp2, d2S[1][j] = d2S_k/dp dq, d2S[2][j] = d2S_k/dq2 (F1).  The other 20 functions vanish
-   on the face with all their in-face derivatives (ancf3843.h). */
+   on the face with all their in-face derivatives (ancf3843.h).  Written on the face as the
+   values in surface_eval (U = xi_p, V = xi_q, a face node's signs t_u, t_v, L_u = 1 + U t_u,
+   L_v = 1 + V t_v, g = 2 + U t_u + V t_v - U^2 - V^2, the fixed linear factor 2):
+     position      S_UU = -(3/4) U t_u L_v,  S_UV = (t_v (t_u g + L_u (t_u - 2U)) + L_v t_u (t_v - 2V)) / 8,
+                   S_VV = -(3/4) V t_v L_u;
+     slope along U S_UU = (h_U/16) p_u'' L_v,  S_UV = (h_U/16) p_u' t_v,  S_VV = 0,
+                   p_u' = L_u (3 U t_u - 1),  p_u'' = t_u (6 U t_u + 2);  along V likewise. */
 static void shape_hessian_face(const double h[3], int face, const double xi[3], double d2S[3][ANCF3843_FACE_NSHAPE])
 {
   const int fix = face / 2, side = face & 1;
-  const int p0 = fix == 0 ? 1 : 0, p1 = fix == 2 ? 1 : 2; /* the free coordinates */
-  const int pairs[3][2] = {{p0, p0}, {p0, p1}, {p1, p1}};
-  const double r2 = xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2];
-  int j = 0;
+  const int i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2; /* the free coordinates */
+  const double U = xi[i0], V = xi[i1], cu = h[i0] / 16.0, cv = h[i1] / 16.0;
+  const double g0 = 2.0 - U * U - V * V;
+  int c = 0;
   for (int nd = 0; nd < ANCF3843_NODES; nd++) {
     if (((nd >> fix) & 1) != side) continue;
-    double tn[3], L[3], gd[3];
-    for (int d = 0; d < 3; d++) {
-      tn[d] = ((nd >> d) & 1) ? 1.0 : -1.0;
-      L[d] = 1.0 + xi[d] * tn[d];  /* linear factor */
-      gd[d] = tn[d] - 2.0 * xi[d]; /* d g / d xi_d */
-    }
-    const double g = 2.0 + xi[0] * tn[0] + xi[1] * tn[1] + xi[2] * tn[2] - r2;
-    /* position function S = L0 L1 L2 g / 16 */
-    for (int pq = 0; pq < 3; pq++) {
-      const int p = pairs[pq][0], q = pairs[pq][1];
-      double val;
-      if (p == q) {
-        const int o1 = (p + 1) % 3, o2 = (p + 2) % 3;
-        val = L[o1] * L[o2] * (2.0 * tn[p] * gd[p] - 2.0 * L[p]);
-      } else {
-        const int o = 3 - p - q;
-        val = L[o] * (tn[q] * (tn[p] * g + L[p] * gd[p]) + L[q] * tn[p] * gd[q]);
-      }
-      d2S[pq][j] = val / 16.0;
-    }
-    j++;
-    /* slope function along d: (h_d/32) p_d(xi_d) prod_{c != d} L_c, a product of univariate
-       factors phi_c with p(t) = tn (1 + t tn)^2 (t tn - 1), p' = (1 + t tn)(3 t tn - 1),
-       p'' = tn (6 t tn + 2); L' = tn, L'' = 0.  The normal slope (d = fix) is 0 on the face. */
-    for (int d = 0; d < 3; d++) {
-      if (d == fix) continue;
-      double phi[3], dphi[3], d2phi[3];
-      for (int cc = 0; cc < 3; cc++) {
-        if (cc == d) {
-          const double t = xi[cc] * tn[cc];
-          phi[cc] = tn[cc] * L[cc] * L[cc] * (t - 1.0);
-          dphi[cc] = L[cc] * (3.0 * t - 1.0);
-          d2phi[cc] = tn[cc] * (6.0 * t + 2.0);
-        } else {
-          phi[cc] = L[cc];
-          dphi[cc] = tn[cc];
-          d2phi[cc] = 0.0;
-        }
-      }
-      const double C = h[d] / 32.0;
-      for (int pq = 0; pq < 3; pq++) {
-        const int p = pairs[pq][0], q = pairs[pq][1];
-        double val = C;
-        for (int cc = 0; cc < 3; cc++) {
-          if (p == q) val *= (cc == p) ? d2phi[cc] : phi[cc];
-          else val *= (cc == p || cc == q) ? dphi[cc] : phi[cc];
-        }
-        d2S[pq][j] = val;
-      }
-      j++;
-    }
+    const double tu = ((nd >> i0) & 1) ? 1.0 : -1.0, tv = ((nd >> i1) & 1) ? 1.0 : -1.0;
+    const double Lu = 1.0 + U * tu, Lv = 1.0 + V * tv, g = g0 + U * tu + V * tv;
+    d2S[0][3 * c] = -0.75 * U * tu * Lv;
+    d2S[1][3 * c] = 0.125 * (tv * (tu * g + Lu * (tu - 2.0 * U)) + Lv * tu * (tv - 2.0 * V));
+    d2S[2][3 * c] = -0.75 * V * tv * Lu;
+    d2S[0][3 * c + 1] = cu * tu * (6.0 * U * tu + 2.0) * Lv;
+    d2S[1][3 * c + 1] = cu * Lu * (3.0 * U * tu - 1.0) * tv;
+    d2S[2][3 * c + 1] = 0.0;
+    d2S[0][3 * c + 2] = 0.0;
+    d2S[1][3 * c + 2] = cv * Lv * (3.0 * V * tv - 1.0) * tu;
+    d2S[2][3 * c + 2] = cv * tv * (6.0 * V * tv + 2.0) * Lu;
+    c++;
   }
 }
 
@@ -753,11 +802,37 @@ static void linearize(double a, double b, double c, int face, const double e[96]
   double cr[2] = {0, 0};
   for (int bb = 0; bb < 2; bb++)
     for (int i = 0; i < 3; i++) cr[bb] += g[i] * W[i][bb];
+  if (packed) {
+    /* the same entries over the 36 contiguous packed ones, the factors of function ja and
+       component i spread to entry 3 ja + i first, so that the loop vectorises */
+    enum { NP = 3 * NA };
+    double Sx[NP], dSx[NP], gx[NP], A0x[NP], A1x[NP];
+    for (int ja = 0; ja < NA; ja++) {
+      const int k = act[ja];
+      const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
+      for (int i = 0; i < 3; i++) {
+        Sx[3 * ja + i] = S[k];
+        dSx[3 * ja + i] = dSud;
+        gx[3 * ja + i] = g[i];
+        A0x[3 * ja + i] = A[0][i];
+        A1x[3 * ja + i] = A[1][i];
+      }
+    }
+    for (int j = 0; j < NP; j++) {
+      const double du0 = -Sx[j] * A0x[j], du1 = -Sx[j] * A1x[j];
+      lin->duv_de[0][j] = du0;
+      lin->duv_de[1][j] = du1;
+      lin->dnr_de[j] = Sx[j] * gx[j];
+      lin->drate_dedot[j] = Sx[j] * gx[j];
+      lin->drate_de[j] = gx[j] * dSx[j] + cr[0] * du0 + cr[1] * du1;
+      for (int l = 0; l < 3; l++) lin->dv_de[l][j] = vuv[l][0] * du0 + vuv[l][1] * du1;
+    }
+  } else
   for (int ja = 0; ja < NA; ja++) {
     const int k = act[ja];
     const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
     for (int i = 0; i < 3; i++) {
-      const int j = packed ? 3 * ja + i : 3 * k + i;
+      const int j = 3 * k + i;
       const double du0 = -S[k] * A[0][i], du1 = -S[k] * A[1][i];
       lin->duv_de[0][j] = du0;
       lin->duv_de[1][j] = du1;

@@ -47,6 +47,44 @@ typedef struct {
   FilmFaceLinearization lin;
 } SurfaceState;
 
+/* The coordinates of element e (cell `cell` of body) that the face kernels read on local face
+   `face`: of an axis-aligned cell, those of the face's 4 nodes (the 12 active functions and the
+   normal slopes), straight from full; the other entries of ee are left unset (the projection and
+   its linearisation read the active functions only).  A rotated cell: all 96, turned to its
+   material axes (TdModelElementGather). */
+static void FaceGather(TdModel m, const TdBody *body, PetscInt e, PetscInt cell, PetscInt face, const PetscReal full[], PetscReal ee[ANCF3843_NDOF])
+{
+  const PetscInt  fix = face / 2, side = face % 2;
+  const PetscInt *cn  = &body->mesh.cells[8 * cell];
+  if (!body->mesh.axis_aligned) {
+    TdModelElementGather(m, e, full, PETSC_FALSE, ee);
+    return;
+  }
+  for (PetscInt n = 0; n < ANCF3843_NODES; n++) {
+    const PetscReal *qn = &full[TD_NODE_DOF * (body->node_offset + cn[n])];
+    if (((n >> fix) & 1) != side) continue;
+    for (PetscInt k = 0; k < TD_NODE_DOF; k++) ee[TD_NODE_DOF * n + k] = qn[k];
+  }
+}
+
+/* hit->pt = *pt but for the shape functions (two thirds of the point), which the surface state
+   has and nothing reads from a hit: the start of the next search (uv), the point, its tangents
+   and s are kept. */
+static void HitStore(TdFilmHit *hit, const FilmSurfacePoint *pt)
+{
+  FilmSurfacePoint *h = &hit->pt;
+  h->uv[0] = pt->uv[0];
+  h->uv[1] = pt->uv[1];
+  for (PetscInt i = 0; i < 3; i++) {
+    h->xi[i]      = pt->xi[i];
+    h->r[i]       = pt->r[i];
+    h->r_uv[i][0] = pt->r_uv[i][0];
+    h->r_uv[i][1] = pt->r_uv[i][1];
+  }
+  h->s          = pt->s;
+  h->iterations = pt->iterations;
+}
+
 /* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9); line: the
    point's line along n (film_line_init), formed once for both surfaces.  v: the unknowns'
    velocities, or NULL where only the geometry is wanted (the nodal output, the set-up checks):
@@ -124,16 +162,15 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
         const PetscInt  e  = body->element_offset + cell;
         PetscReal       ee[ANCF3843_NDOF];
         const PetscReal *sz = &body->mesh.size[3 * cell];
-        TdModelElementGather(m, e, q, PETSC_FALSE, ee);
+        FaceGather(m, body, e, cell, set->faces[fi].face, q, ee);
         ret = film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, line, tol, &pt);
         if (ret == 0) {
-          /* the reference coordinates serve the profile only.  The sums below stay over all 32
-             shape functions although only the face's 12 are nonzero (ancf3843.h): gcc
-             vectorises them, adding rounded products in order, while a loop over the 12 would
-             fuse multiply-adds and change the last bits of v (and so of every result) */
+          /* the reference coordinates serve the profile only; v and the face kernels need the
+             face's 12 active functions only (ancf3843.h) */
           const PetscBool  profiled = s->profile.type != FILM_PROFILE_NONE;
           PetscReal        ev[ANCF3843_NDOF], eref[ANCF3843_NDOF];
-          if (v) TdModelElementGather(m, e, v, PETSC_FALSE, ev);
+          int              act[ANCF3843_FACE_NSHAPE];
+          if (v) FaceGather(m, body, e, cell, set->faces[fi].face, v, ev);
           if (profiled) TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
           st->element = e;
           st->face    = set->faces[fi].face;
@@ -154,9 +191,10 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
             Xmat[i]  = 0;
             Xuv[i][0] = Xuv[i][1] = 0;
           }
+          ancf3843_face_shapes((int)set->faces[fi].face, act);
           if (v)
-            for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
-              for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[k2] * ev[3 * k2 + i];
+            for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+              for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[act[ja]] * ev[3 * act[ja] + i];
           if (profiled)
             for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
               for (PetscInt i = 0; i < 3; i++) {
@@ -187,7 +225,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
       }
       if (ret == 0) {
         hit->face = fi;
-        hit->pt   = pt;
+        HitStore(hit, &pt);
         *found    = PETSC_TRUE;
       }
     }
@@ -258,16 +296,35 @@ static PetscInt FaceActive(TdModel m, PetscInt e, PetscInt f, PetscInt idx[ANCF3
    to the body residual (F14), with the minus sign of R_q = ... - Q_film. */
 static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const PetscReal fvec[3], PetscReal rfull[])
 {
-  PetscReal Q[ANCF3843_NDOF];
-  PetscInt  coord[ANCF3843_NDOF], idx[ANCF3843_NDOF], n;
+  const TdBody *body;
   if (st->element < 0) return;
-  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-    for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] = w * st->S[k] * fvec[i];
-  TdModelElementRotateForce(m, st->element, Q);
-  TdModelElementCoordinates(m, st->element, coord);
-  /* the other entries of Q are exactly 0 */
-  n = FaceActive(m, st->element, st->face, idx);
-  for (PetscInt jj = 0; jj < n; jj++) rfull[coord[idx[jj]]] -= Q[idx[jj]];
+  body = &m->bodies[m->element_body[st->element]];
+  if (body->mesh.axis_aligned) {
+    /* only the face's 12 shape functions carry force (ancf3843.h) and no slope turns: the 4 face
+       nodes' position and in-face slope coordinates (the order of ancf3843_face_shapes), without
+       forming all 96 */
+    const PetscInt  fix = st->face / 2, side = st->face % 2, i0 = fix == 0 ? 1 : 0, i1 = fix == 2 ? 1 : 2;
+    const PetscInt *cell = &body->mesh.cells[8 * m->element_cell[st->element]];
+    for (PetscInt n = 0; n < ANCF3843_NODES; n++) {
+      PetscReal      *dst;
+      const PetscReal w0 = w * st->S[4 * n], w1 = w * st->S[4 * n + 1 + i0], w2 = w * st->S[4 * n + 1 + i1];
+      if (((n >> fix) & 1) != side) continue;
+      dst = &rfull[TD_NODE_DOF * (body->node_offset + cell[n])];
+      for (PetscInt i = 0; i < 3; i++) {
+        dst[i] -= w0 * fvec[i];
+        dst[3 * (1 + i0) + i] -= w1 * fvec[i];
+        dst[3 * (1 + i1) + i] -= w2 * fvec[i];
+      }
+    }
+  } else {
+    PetscReal Q[ANCF3843_NDOF];
+    PetscInt  coord[ANCF3843_NDOF];
+    for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+      for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] = w * st->S[k] * fvec[i];
+    TdModelElementRotateForce(m, st->element, Q);
+    TdModelElementCoordinates(m, st->element, coord);
+    for (PetscInt j = 0; j < ANCF3843_NDOF; j++) rfull[coord[j]] -= Q[j];
+  }
 }
 
 static int CompareInt64(const void *a, const void *b)
@@ -604,10 +661,10 @@ static void SurfaceDerivativesCompute(TdModel m, const SurfaceState *st, PetscRe
     d->duv[0][jj] = ce * l->duv_de[0][jj];
     d->duv[1][jj] = ce * l->duv_de[1][jj];
   }
-  /* v = sum_k S_k edot_k */
-  for (PetscInt jj = 0; jj < n; jj++) {
-    const PetscInt j = d->idx[jj], k = j / 3, i = j % 3;
-    d->dv[i][jj] += cv * st->S[k];
+  /* v = sum_k S_k edot_k; entries 3 ja + i are the components i of one shape function */
+  for (PetscInt ja = 0; ja < n / 3; ja++) {
+    const PetscReal cS = cv * st->S[d->idx[3 * ja] / 3];
+    for (PetscInt i = 0; i < 3; i++) d->dv[i][3 * ja + i] += cS;
   }
 }
 
@@ -627,22 +684,102 @@ static void RotateBlock(TdModel m, PetscInt erow, PetscInt nrow, PetscInt ecol, 
     for (PetscInt r = 0; r < nrow; r++) TdModelElementRotateForce(m, ecol, &B[r * N]);
 }
 
+/* The dQ/dq row updates of a quad's Gauss points between two axis-aligned cells (36 x 36 blocks),
+   kept until the quad is done: a block's rows are then loaded and stored once for all the terms
+   it receives (a quad's 4 points mostly pair the same faces), instead of once per point.  Each
+   term is the update of one point, row (ja, i) += cS[ja] G[i] (+ c0[3 ja + i] du0 + c1[3 ja + i]
+   du1 on the point's own face), applied in the points' order with the same expressions, so the
+   sums are the same as point by point. */
+enum { QQ_NA = 3 * ANCF3843_FACE_NSHAPE, QQ_MAX = 16 };
+typedef struct {
+  PetscInt  slot;
+  PetscBool own; /* the point's own face: the sliding terms c0, c1 */
+  PetscReal cS[ANCF3843_FACE_NSHAPE], c0[QQ_NA], c1[QQ_NA];
+  PetscReal G[3][QQ_NA], du0[QQ_NA], du1[QQ_NA];
+} QQTerm;
+typedef struct {
+  int    n;
+  QQTerm t[QQ_MAX];
+} QQTerms;
+
+
+static void QQFlush(TdModel m, QQTerms *qt, PetscScalar *jqq)
+{
+  PetscBool done[QQ_MAX] = {PETSC_FALSE};
+  for (int t0 = 0; t0 < qt->n; t0++) {
+    const QQTerm *L[QQ_MAX];
+    int           nl = 0;
+    PetscScalar  *out;
+    if (done[t0]) continue;
+    for (int t = t0; t < qt->n; t++)
+      if (!done[t] && qt->t[t].slot == qt->t[t0].slot) {
+        L[nl++] = &qt->t[t];
+        done[t] = PETSC_TRUE;
+      }
+    out = &jqq[m->coupling_qq_offset[qt->t[t0].slot]];
+    for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+      for (PetscInt i = 0; i < 3; i++) {
+        PetscScalar *restrict row = &out[(3 * ja + i) * QQ_NA];
+        if (nl == 4 && L[0]->own) {
+          /* the common case, written out so that each row vector stays in a register */
+          const QQTerm *T0 = L[0], *T1 = L[1], *T2 = L[2], *T3 = L[3];
+          for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+            PetscScalar r = row[jj];
+            r += T0->cS[ja] * T0->G[i][jj] + T0->c0[3 * ja + i] * T0->du0[jj] + T0->c1[3 * ja + i] * T0->du1[jj];
+            r += T1->cS[ja] * T1->G[i][jj] + T1->c0[3 * ja + i] * T1->du0[jj] + T1->c1[3 * ja + i] * T1->du1[jj];
+            r += T2->cS[ja] * T2->G[i][jj] + T2->c0[3 * ja + i] * T2->du0[jj] + T2->c1[3 * ja + i] * T2->du1[jj];
+            r += T3->cS[ja] * T3->G[i][jj] + T3->c0[3 * ja + i] * T3->du0[jj] + T3->c1[3 * ja + i] * T3->du1[jj];
+            row[jj] = r;
+          }
+        } else if (nl == 4) {
+          const QQTerm *T0 = L[0], *T1 = L[1], *T2 = L[2], *T3 = L[3];
+          for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+            PetscScalar r = row[jj];
+            r += T0->cS[ja] * T0->G[i][jj];
+            r += T1->cS[ja] * T1->G[i][jj];
+            r += T2->cS[ja] * T2->G[i][jj];
+            r += T3->cS[ja] * T3->G[i][jj];
+            row[jj] = r;
+          }
+        } else
+          for (int l = 0; l < nl; l++) {
+            const QQTerm *T = L[l];
+            if (T->own) {
+              const PetscReal cS = T->cS[ja], c0 = T->c0[3 * ja + i], c1 = T->c1[3 * ja + i];
+              for (PetscInt jj = 0; jj < QQ_NA; jj++) row[jj] += cS * T->G[i][jj] + c0 * T->du0[jj] + c1 * T->du1[jj];
+            } else {
+              const PetscReal cS = T->cS[ja];
+              for (PetscInt jj = 0; jj < QQ_NA; jj++) row[jj] += cS * T->G[i][jj];
+            }
+          }
+      }
+  }
+  qt->n = 0;
+}
+
 /* The coupling blocks of one Gauss point (formulation.md §6, the paper's eq. 26 made explicit):
      dF_i/dq   = -(1/scale) dR_i/dz . dz/dq                   (pressure rows)
      dQ_a/dq   = w [dS/duv . duv/dq f_a + S df_a/dz . dz/dq]   (the residual carries -Q_a)
      dQ_a/dp_j = w S (df_a/dp N_j + df_a/dgradp . gradN_j) p_ref
    with z = (h, dh/dt, vw, vb) and a = wall, base.  Only the face's active coordinates are formed
    (the others are exactly 0 for axis-aligned cells), in the packed order of the pattern. */
-static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, SlotCache cache[2], PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
+static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, SlotCache cache[2], QQTerms *qt, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
 {
   SurfaceDerivatives D[2];
   const PetscReal    sign[2] = {-1, 1};
   const PetscReal    w       = g->w[gp];
   const PetscInt     N       = ANCF3843_NDOF;
   PetscInt           slot_qp[2][4]; /* (face of surface s, pressure unknown of node i), -1: none */
+  PetscReal          wS[2][ANCF3843_FACE_NSHAPE];
+  const PetscReal    iscale = 1 / f->residual_scale;
   PetscFunctionBegin;
   for (PetscInt s = 0; s < 2; s++)
-    if (ss[s]->element >= 0) SurfaceDerivativesCompute(m, ss[s], sign[s], ce, cv, &D[s]);
+    if (ss[s]->element >= 0) {
+      SurfaceDerivativesCompute(m, ss[s], sign[s], ce, cv, &D[s]);
+      /* -w S_k of the active functions (entries 3 ja + i of the packed coordinates) */
+      if (D[s].n < N)
+        for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) wS[s][ja] = -w * ss[s]->S[D[s].idx[3 * ja] / 3];
+    }
   /* the pattern slots of the face-pressure pairs, shared by the pressure rows and dQ/dp */
   for (PetscInt s = 0; s < 2; s++)
     for (PetscInt i = 0; i < 4; i++) {
@@ -650,7 +787,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       slot_qp[s][i]     = -1;
       if (f->model == TD_FILM_REYNOLDS && ui >= 0 && ss[s]->element >= 0) slot_qp[s][i] = CachedCouplingSlot(m, &cache[0], m->coupling_qp, m->ncoupling_qp, PairKey(8 * ss[s]->element + ss[s]->face, ui));
     }
-  /* pressure rows */
+  /* pressure rows (times 1/scale: a multiplication, not a division, per entry) */
   if (f->model == TD_FILM_REYNOLDS && rs)
     for (PetscInt i = 0; i < 4; i++) {
       const PetscInt ui = f->unknown[nodes[i]];
@@ -661,7 +798,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         const SurfaceDerivatives *Ds   = &D[s];
         const PetscReal(*dRdv)[3] = s == 0 ? rs->dvw[i] : rs->dvb[i];
         if (e < 0 || slot < 0) continue;
-        for (PetscInt jj = 0; jj < Ds->n; jj++) G[jj] = -(rs->dh[i][gp] * Ds->dh[jj] + rs->ddhdt[i][gp] * Ds->dhdot[jj] + dRdv[gp][0] * Ds->dv[0][jj] + dRdv[gp][1] * Ds->dv[1][jj] + dRdv[gp][2] * Ds->dv[2][jj]) / f->residual_scale;
+        for (PetscInt jj = 0; jj < Ds->n; jj++) G[jj] = -(rs->dh[i][gp] * Ds->dh[jj] + rs->ddhdt[i][gp] * Ds->dhdot[jj] + dRdv[gp][0] * Ds->dv[0][jj] + dRdv[gp][1] * Ds->dv[1][jj] + dRdv[gp][2] * Ds->dv[2][jj]) * iscale;
         if (Ds->n == N) TdModelElementRotateForce(m, e, G); /* all 96, in element order */
         for (PetscInt jj = 0; jj < Ds->n; jj++) jpq[m->coupling_qp_offset[slot] + jj] += G[jj];
       }
@@ -675,13 +812,24 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       const SurfaceDerivatives *Da = &D[a], *Ds = &D[s];
       const PetscInt            na = Da->n, nb = Ds->n;
       const PetscReal(*dfdv)[3]    = s == 0 ? ts->dvw[a] : ts->dvb[a];
-      PetscReal                 G[3][ANCF3843_NDOF];
-      PetscInt                  slot;
+      PetscReal                 Gl[3][ANCF3843_NDOF];
+      PetscReal                *Gb;
+      PetscInt                  slot, ldg;
+      QQTerm                   *T = NULL;
       if (es < 0) continue;
       slot = CachedCouplingSlot(m, &cache[1], m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
       if (slot < 0) continue;
+      /* both cells axis-aligned: a term of the quad's deferred updates (QQFlush), G formed in it */
+      if (na < N && nb < N) {
+        T       = &qt->t[qt->n++];
+        T->slot = slot;
+        T->own  = s == a ? PETSC_TRUE : PETSC_FALSE;
+      }
+      Gb  = T ? &T->G[0][0] : &Gl[0][0];
+      ldg = T ? QQ_NA : N;
+#define G(i, jj) Gb[(i) * ldg + (jj)]
       for (PetscInt i = 0; i < 3; i++)
-        for (PetscInt jj = 0; jj < nb; jj++) G[i][jj] = ts->dh[a][i] * Ds->dh[jj] + dfa_dhdot[a][i] * Ds->dhdot[jj] + dfdv[i][0] * Ds->dv[0][jj] + dfdv[i][1] * Ds->dv[1][jj] + dfdv[i][2] * Ds->dv[2][jj];
+        for (PetscInt jj = 0; jj < nb; jj++) G(i, jj) = ts->dh[a][i] * Ds->dh[jj] + dfa_dhdot[a][i] * Ds->dhdot[jj] + dfdv[i][0] * Ds->dv[0][jj] + dfdv[i][1] * Ds->dv[1][jj] + dfdv[i][2] * Ds->dv[2][jj];
       {
         /* the active rows (k, i) and columns of the face pair; a rotated cell's (all 96, in
            element order) are accumulated apart and turned to global slopes, rows and columns
@@ -689,7 +837,24 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         const PetscBool rotated = na == N || nb == N ? PETSC_TRUE : PETSC_FALSE;
         PetscScalar    *out     = rotated ? block : &jqq[m->coupling_qq_offset[slot]];
         if (rotated) PetscCall(PetscArrayzero(block, na * nb));
-        if (s == a) {
+        if (!rotated) {
+          /* both cells axis-aligned: the term's coefficients (row ii = 3 ja + i is component i
+             of active function ja), the same expressions as the general loops below */
+          for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
+            const PetscInt k = Da->idx[3 * ja] / 3;
+            T->cS[ja]        = -w * ss[a]->S[k];
+            if (s == a)
+              for (PetscInt i = 0; i < 3; i++) {
+                T->c0[3 * ja + i] = -w * ss[a]->dS_uv[0][k] * fa[a][i];
+                T->c1[3 * ja + i] = -w * ss[a]->dS_uv[1][k] * fa[a][i];
+              }
+          }
+          if (s == a)
+            for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+              T->du0[jj] = Da->duv[0][jj];
+              T->du1[jj] = Da->duv[1][jj];
+            }
+        } else if (s == a) {
           /* the point sliding along its own face: dS/duv . duv/dq f_a (duv/dq packed to the
              active columns, so that the row updates are contiguous and vectorised) */
           const PetscReal *du0 = Da->duv[0], *du1 = Da->duv[1];
@@ -697,14 +862,14 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
             const PetscInt  k = Da->idx[ii] / 3, i = Da->idx[ii] % 3;
             const PetscReal cS = -w * ss[a]->S[k], c0 = -w * ss[a]->dS_uv[0][k] * fa[a][i], c1 = -w * ss[a]->dS_uv[1][k] * fa[a][i];
             PetscScalar    *row = &out[(PetscCount)ii * nb];
-            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj] + c0 * du0[jj] + c1 * du1[jj];
+            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G(i, jj) + c0 * du0[jj] + c1 * du1[jj];
           }
         } else
           for (PetscInt ii = 0; ii < na; ii++) {
             const PetscInt  k = Da->idx[ii] / 3, i = Da->idx[ii] % 3;
             const PetscReal cS = -w * ss[a]->S[k];
             PetscScalar    *row = &out[(PetscCount)ii * nb];
-            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G[i][jj];
+            for (PetscInt jj = 0; jj < nb; jj++) row[jj] += cS * G(i, jj);
           }
         if (rotated) {
           PetscScalar *dst = &jqq[m->coupling_qq_offset[slot]];
@@ -712,6 +877,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
           for (PetscInt j = 0; j < na * nb; j++) dst[j] += block[j];
         }
       }
+#undef G
     }
     /* dQ_a/dp */
     if (f->model == TD_FILM_REYNOLDS)
@@ -723,12 +889,15 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
           dfdp[i] = ts->dp[a][i] * g->N[gp][jn];
           for (PetscInt d = 0; d < 3; d++) dfdp[i] += ts->dgradp[a][i][d] * g->gradN[gp][jn][d];
         }
-        if (D[a].n < N) /* an axis-aligned cell: its active coordinates only, no turn */
-          for (PetscInt jj = 0; jj < D[a].n; jj++) {
-            const PetscInt j = D[a].idx[jj];
-            jqp[m->coupling_qp_offset[slot] + jj] += -w * ss[a]->S[j / 3] * dfdp[j % 3] * f->p_ref;
+        if (D[a].n < N) { /* an axis-aligned cell: its active coordinates only, no turn */
+          PetscScalar *restrict dst = &jqp[m->coupling_qp_offset[slot]];
+          const PetscReal       fp[3] = {dfdp[0] * f->p_ref, dfdp[1] * f->p_ref, dfdp[2] * f->p_ref};
+          for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
+            dst[3 * ja + 0] += wS[a][ja] * fp[0];
+            dst[3 * ja + 1] += wS[a][ja] * fp[1];
+            dst[3 * ja + 2] += wS[a][ja] * fp[2];
           }
-        else {
+        } else {
           for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
             for (PetscInt i = 0; i < 3; i++) col[3 * k + i] = -w * ss[a]->S[k] * dfdp[i] * f->p_ref;
           TdModelElementRotateForce(m, ea, col);
@@ -784,8 +953,10 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   PetscReal               p[4];
   FilmReynoldsSensitivity rsens;
   SlotCache               cache[2]; /* face-pressure and face-face pairs */
+  QQTerms                 qt;       /* the deferred dQ/dq updates (QQFlush) */
   PetscFunctionBegin;
   cache[0].n = cache[1].n = 0;
+  qt.n       = 0;
   for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
   for (PetscInt gp = 0; gp < 4; gp++) {
     PetscReal x[3];
@@ -825,9 +996,10 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     }
     if (coupled) {
       const SurfaceState *ss[2] = {&sw[gp], &sb[gp]};
-      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, cache, jqq, jqp, jpq, block));
+      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, cache, &qt, jqq, jqp, jpq, block));
     }
   }
+  if (coupled) QQFlush(m, &qt, jqq);
   PetscFunctionReturn(0);
 }
 
