@@ -13,8 +13,9 @@
   and the slopes along the face (u = 0 on the face fixes exactly these); the slope normal to the
   face stays free unless -<b>_clamp_slopes all (see BodyFromOptions in body_ancf.c).  The unknown vector of a step is [free coordinates,
   scaled multipliers] (formulation.md §6).  Meshes are small next to the cost of the element
-  kernels, so every rank holds the whole model and the whole state; elements are divided
-  between ranks and threads.
+  kernels, so every rank holds the whole model and the whole state; elements and film quads are
+  divided between ranks (contiguous shares: TdSolverCreate, TdFilm's quad_start/quad_end) and
+  threads.
 */
 #include <petscsys.h>
 #include <petscviewer.h>
@@ -138,7 +139,8 @@ PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *model);
 /* Films (src/model/film.c): read after bodies and joints; unknowns numbered from first_unknown. */
 PetscErrorCode TdFilmsCreateFromOptions(TdModel model, PetscInt nfilms, char (*names)[64], PetscInt first_unknown);
 PetscErrorCode TdFilmsDestroy(TdModel model);
-/* Film state at t for full coordinate and velocity vectors q, v: residual rows F = -R/scale of
+/* Film state at t for full coordinate and velocity vectors q, v, over this rank's quads (the
+   solver sums the ranks' parts: TdSolverFilmsAssemble): residual rows F = -R/scale of
    every film (written into r, indexed like U, rank-local full copy), film forces subtracted
    from rfull (the body residual; NULL: not wanted), total wall load and friction per film (3
    each, may be NULL).
