@@ -1,6 +1,7 @@
 /*
   Unit tests of the face evaluation of the ANCF 3843 shape functions (ancf3843_face_shapes,
-  ancf3843_face_shape_and_gradient; ancf3843.h), used by the film projections:
+  ancf3843_face_shape_and_gradient; ancf3843.h), the reference for the face evaluation the film
+  projections form on the face itself (projection.c):
   1. against the whole-cell routine ancf3843_shape_and_gradient at random points of all 6 faces
      (face coordinates slightly beyond the face too, where the projections iterate) of random,
      strongly non-cubic cells: the 12 active values and in-face gradients agree to rounding, and
