@@ -1005,11 +1005,9 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
 
 /*
   The films' rows, forces and (with jac) Jacobian entries in the order of TdFilmsCOOPattern.
-  Threads share this rank's quads of a film in dynamic chunks: thread 0 adds into the outputs, the
-  others into their own accumulators (film rows, body forces, coupling blocks), which are added
-  afterwards in thread order.  Which thread takes which chunk depends on timing, so with several
-  threads the sums may differ in the last bits from run to run; one thread is bitwise
-  reproducible.
+  Threads share this rank's quads of a film in equal static shares: thread 0 adds into the
+  outputs, the others into their own accumulators (film rows, body forces, coupling blocks), which
+  are added afterwards in thread order, so a pass is reproducible for a given number of threads.
 */
 PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
 {
@@ -1069,8 +1067,10 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
         if (jac)
           for (PetscCount i = 0; i < ncpl; i++) tqq[i] = 0;
       }
-      /* dynamic: a thread whose vCPU is taken by a neighbour leaves its quads to the others */
-#pragma omp for schedule(dynamic, 8)
+      /* static: the quads of each thread, and with them its sums, are the same at every call, so
+         that the residual is a deterministic function of the iterate (its central differences
+         check the Jacobian); a busy neighbour is the thread governor's concern */
+#pragma omp for schedule(static)
       for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++) {
         PetscBool stop;
 #pragma omp atomic read

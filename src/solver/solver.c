@@ -566,8 +566,11 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     PetscReal       *rf   = &s->thread_r[(size_t)tid * nfull];
     Ancf3843Work    *work = &s->work[tid];
     for (PetscInt i = 0; i < nfull; i++) rf[i] = 0;
-    /* dynamic: a thread whose vCPU is taken by a neighbour leaves its share to the others */
-#pragma omp for schedule(dynamic, 4)
+    /* static: each thread sums its own elements into its own array, so that the residual is the
+       same function of the iterate at every call (central differences of it check the Jacobian;
+       a dynamic split changed the rounding from call to call: 2e-6 in the slider-guide qp
+       block).  A busy neighbour is the thread governor's concern (thread_governor.h). */
+#pragma omp for schedule(static)
     for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
