@@ -1,7 +1,7 @@
 #ifndef TRIBODYN_OUTPUT_H
 #define TRIBODYN_OUTPUT_H
 /*
-  Result file: HDF5 in the layout of ../shared/docs/interface.md, plus an XDMF file beside it
+  Result file: HDF5 in the layout of src/docs/interface.md, plus an XDMF file beside it
   that ParaView opens (src/io/output.c).
 
   Rank 0 of the communicator owns the file; the other ranks call the same functions

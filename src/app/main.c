@@ -1,7 +1,7 @@
 /*
   tribodyn: tribo-dynamics of lubricated clearance joints in flexible multibody systems.
 
-  Everything is set through the PETSc options database (../shared/docs/interface.md):
+  Everything is set through the PETSc options database (src/docs/interface.md):
   the command line, -options_file FILE, -options_file_yaml FILE, PETSC_OPTIONS.
 */
 #include <tribodyn/model.h>

@@ -1,5 +1,5 @@
 /*
-  Result file (include/tribodyn/output.h): HDF5 in the layout of docs/interface.md, plus an XDMF
+  Result file (include/tribodyn/output.h): HDF5 in the layout of src/docs/interface.md, plus an XDMF
   file beside it (same path with .xdmf instead of .h5) that ParaView opens.
 
   Rank 0 owns the file and makes every HDF5 call, with the default (sec2, non-MPI-IO) driver.
