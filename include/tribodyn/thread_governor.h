@@ -38,7 +38,7 @@ typedef struct {
   PetscLogDouble t0;
   PetscInt       newton0;
   PetscInt       switches, probes, aborted;
-  PetscReal      steps_with[2]; /* steps run with one thread and with max_threads */
+  PetscInt       steps_with[2]; /* steps run with one thread and with max_threads */
 } TdThreadGovernor;
 
 /* Reads -threads_policy, -threads_window, -threads_period, -threads_abort. */

@@ -492,7 +492,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
   PetscCall(PetscMalloc1(NQP * PetscMax(npoints, 1), &qp));
   for (PetscInt fi = 0, first = 0; fi < m->nfilms; first += 4 * m->films[fi].surface.nquads, fi++) {
     TdFilm   *f = &m->films[fi];
-    PetscReal c[3], cdot[3], cl[TD_PATTERN_LOOKAHEAD][3], cldot[TD_PATTERN_LOOKAHEAD][3];
+    PetscReal c[3], cdot[3], tl[TD_PATTERN_LOOKAHEAD], cl[TD_PATTERN_LOOKAHEAD][3], cldot[TD_PATTERN_LOOKAHEAD][3];
     PetscInt  nlook = 0;
     for (PetscInt k = 0; k < 4 * f->surface.nquads; k++) {
       for (PetscInt i = 0; i < NQQ; i++) qq[NQQ * (first + k) + i] = -1;
@@ -501,7 +501,10 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
     if (f->frame_joint >= 0 && f->pattern_lookahead > 0) {
       /* a driven frame: where it will be over the next pattern_lookahead seconds is known */
       nlook = TD_PATTERN_LOOKAHEAD;
-      for (PetscInt j = 0; j < nlook; j++) FrameMotion(m, f, t + (j + 1) * f->pattern_lookahead / nlook, cl[j], cldot[j]);
+      for (PetscInt j = 0; j < nlook; j++) {
+        tl[j] = t + (j + 1) * f->pattern_lookahead / nlook;
+        FrameMotion(m, f, tl[j], cl[j], cldot[j]);
+      }
     }
     if (f->wall.kind != TD_FACE_ANCF && f->base.kind != TD_FACE_ANCF) continue;
     FrameMotion(m, f, t, c, cdot);
@@ -527,18 +530,17 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         }
         el[0] = sw.element >= 0 ? 8 * sw.element + sw.face : -1;
         el[1] = sb.element >= 0 ? 8 * sb.element + sb.face : -1;
+        FilmLine line;
+        if (nlook) film_line_init(g->n[gp], &line);
         for (PetscInt j = -1; j < nlook; j++) {
           PetscInt e[2] = {el[0], el[1]};
           if (j >= 0) {
             /* the point carried ahead by the frame, projected on the bodies as they are now
                (copies of the hits: the real searches keep their starts); the surface of the
                driven body, and one that the point misses ahead, keep their faces */
-            const PetscReal   *cj = cl[j];
-            PetscReal          xj[3];
-            FilmLine           line;
-            const TdFilmSurface *surf[2] = {&f->wall, &f->base};
-            film_line_init(g->n[gp], &line);
-            for (PetscInt d = 0; d < 3; d++) xj[d] = g->x[gp][d] + cj[d];
+            PetscReal      xj[3];
+            TdFilmSurface *surf[2] = {&f->wall, &f->base};
+            for (PetscInt d = 0; d < 3; d++) xj[d] = g->x[gp][d] + cl[j][d];
             for (PetscInt a = 0; a < 2; a++) {
               TdFilmHit    hit = f->hits[8 * qd + 4 * a + gp];
               SurfaceState st;
@@ -546,7 +548,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
               if (el[a] < 0 || surf[a]->body == m->joints[f->frame_joint].point.body) continue; /* carried by the drive */
               st.want_lin = PETSC_FALSE;
               st.element  = -1;
-              if (ProjectSurface(m, f, (TdFilmSurface *)surf[a], &hit, xj, g->n[gp], &line, cldot[j], t + (j + 1) * f->pattern_lookahead / nlook, q, NULL, 1e-9, &st, &found)) found = PETSC_FALSE;
+              if (ProjectSurface(m, f, surf[a], &hit, xj, g->n[gp], &line, cldot[j], tl[j], q, NULL, 1e-9, &st, &found)) found = PETSC_FALSE;
               if (found && st.element >= 0) e[a] = 8 * st.element + st.face;
             }
           }

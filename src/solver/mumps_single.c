@@ -84,8 +84,10 @@ static PetscErrorCode CopyValues(MumpsSingle *ms, Mat A)
 static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
 {
   MumpsSingle       *ms = (MumpsSingle *)F->data;
+  Vec                bh = b, xh = x; /* the vectors on MUMPS's host: b and x on one rank, their image on rank 0 on several */
   const PetscScalar *ba;
   PetscScalar       *xa;
+  PetscInt           nh;
   PetscFunctionBegin;
   if (F->factorerrortype) {
     /* a failed factorisation: PETSc's convention, so that the Krylov method stops */
@@ -93,36 +95,26 @@ static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
     PetscFunctionReturn(0);
   }
   if (ms->mpi) {
-    /* the right-hand side to rank 0 (MUMPS's host), the solution back from it */
-    PetscInt nz;
+    /* the right-hand side to rank 0 (MUMPS's host), the solution back from it below */
     PetscCall(VecScatterBegin(ms->tozero, b, ms->vzero, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecScatterEnd(ms->tozero, b, ms->vzero, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecGetLocalSize(ms->vzero, &nz));
-    PetscCall(VecGetArrayRead(ms->vzero, &ba));
-    for (PetscInt i = 0; i < nz; i++) ms->rhs[i] = (float)PetscRealPart(ba[i]);
-    PetscCall(VecRestoreArrayRead(ms->vzero, &ba));
-  } else {
-    PetscCall(VecGetArrayRead(b, &ba));
-    for (PetscInt i = 0; i < ms->n; i++) ms->rhs[i] = (float)PetscRealPart(ba[i]);
-    PetscCall(VecRestoreArrayRead(b, &ba));
+    bh = xh = ms->vzero;
   }
+  PetscCall(VecGetLocalSize(bh, &nh));
+  PetscCall(VecGetArrayRead(bh, &ba));
+  for (PetscInt i = 0; i < nh; i++) ms->rhs[i] = (float)PetscRealPart(ba[i]);
+  PetscCall(VecRestoreArrayRead(bh, &ba));
   ms->id.nrhs = 1;
   ms->id.lrhs = (MUMPS_INT)ms->n;
   ms->id.rhs  = ms->rhs;
   Run(ms, 3);
   PetscCheck(ms->id.INFOG(1) >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Single-precision MUMPS: the solve failed, INFOG(1) = %d, INFOG(2) = %d (see the MUMPS users' guide)", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2));
+  PetscCall(VecGetArray(xh, &xa));
+  for (PetscInt i = 0; i < nh; i++) xa[i] = (PetscScalar)ms->rhs[i];
+  PetscCall(VecRestoreArray(xh, &xa));
   if (ms->mpi) {
-    PetscInt nz;
-    PetscCall(VecGetLocalSize(ms->vzero, &nz));
-    PetscCall(VecGetArray(ms->vzero, &xa));
-    for (PetscInt i = 0; i < nz; i++) xa[i] = (PetscScalar)ms->rhs[i];
-    PetscCall(VecRestoreArray(ms->vzero, &xa));
     PetscCall(VecScatterBegin(ms->tozero, ms->vzero, x, INSERT_VALUES, SCATTER_REVERSE));
     PetscCall(VecScatterEnd(ms->tozero, ms->vzero, x, INSERT_VALUES, SCATTER_REVERSE));
-  } else {
-    PetscCall(VecGetArray(x, &xa));
-    for (PetscInt i = 0; i < ms->n; i++) xa[i] = (PetscScalar)ms->rhs[i];
-    PetscCall(VecRestoreArray(x, &xa));
   }
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)ms->id.INFOG(29)));
   PetscFunctionReturn(0);
@@ -158,70 +150,13 @@ static PetscErrorCode MatLUFactorNumeric_MumpsSingle(Mat F, Mat A, const MatFact
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
+/* One rank: A's pattern as MUMPS's centralised input (ICNTL(18) = 0), CSR order. */
+static PetscErrorCode PatternCentralised(MumpsSingle *ms, Mat A)
 {
-  MumpsSingle    *ms = (MumpsSingle *)F->data;
   const PetscInt *ai, *aj;
   PetscInt        n;
   PetscBool       done;
   PetscFunctionBegin;
-  (void)r;
-  (void)c;
-  (void)info;
-  PetscCall(PetscFree4(ms->irn, ms->jcn, ms->a, ms->rhs));
-  PetscCall(PetscFree2(ms->ai_d, ms->ai_o));
-  if (ms->mpi) {
-    /* this rank's rows: the diagonal block (local columns from cstart) and the off-diagonal
-       block (columns through garray), row by row */
-    Mat             Ad, Ao;
-    const PetscInt *garray, *bi, *bj;
-    PetscInt        rstart, cstart, m, mo, nb;
-    PetscMPIInt     rank;
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-    PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-    PetscCall(MatGetOwnershipRangeColumn(A, &cstart, NULL));
-    PetscCall(MatGetSize(A, &ms->n, NULL));
-    PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
-    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mo, &bi, &bj, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
-    ms->mloc = m;
-    ms->nnz  = (PetscInt64)ai[m] + bi[m];
-    PetscCheck(ms->nnz < (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: too many nonzeros for 32-bit indices");
-    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
-    PetscCall(PetscMalloc4(ms->nnz, &ms->irn, ms->nnz, &ms->jcn, ms->nnz, &ms->a, rank == 0 ? ms->n : 1, &ms->rhs));
-    PetscCall(PetscMalloc2(m + 1, &ms->ai_d, m + 1, &ms->ai_o));
-    for (PetscInt i = 0, k = 0; i <= m; i++) {
-      ms->ai_d[i] = ai[i];
-      ms->ai_o[i] = bi[i];
-      if (i == m) break;
-      for (PetscInt j = ai[i]; j < ai[i + 1]; j++, k++) {
-        ms->irn[k] = (MUMPS_INT)(rstart + i + 1);
-        ms->jcn[k] = (MUMPS_INT)(cstart + aj[j] + 1);
-      }
-      for (PetscInt j = bi[i]; j < bi[i + 1]; j++, k++) {
-        ms->irn[k] = (MUMPS_INT)(rstart + i + 1);
-        ms->jcn[k] = (MUMPS_INT)(garray[bj[j]] + 1);
-      }
-    }
-    nb = m;
-    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mo, &bi, &bj, &done));
-    PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nb, &ai, &aj, &done));
-    if (!ms->tozero) {
-      Vec xa;
-      PetscCall(MatCreateVecs(A, &xa, NULL));
-      PetscCall(VecScatterCreateToZero(xa, &ms->tozero, &ms->vzero));
-      PetscCall(VecDestroy(&xa));
-    }
-    PetscCall(CopyValues(ms, A));
-    ms->id.n           = (MUMPS_INT)ms->n;
-    ms->id.nnz_loc     = (MUMPS_INT8)ms->nnz;
-    ms->id.irn_loc     = ms->irn;
-    ms->id.jcn_loc     = ms->jcn;
-    ms->id.a_loc       = ms->a;
-    ms->id.ICNTL(5)    = 0; /* assembled */
-    ms->id.ICNTL(18)   = 3; /* distributed: each rank its own entries */
-  } else {
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
   PetscCheck((PetscInt64)ai[n] < (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: too many nonzeros for 32-bit indices");
@@ -234,15 +169,81 @@ static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, 
       ms->jcn[k] = (MUMPS_INT)(aj[k] + 1);
     }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
-  PetscCall(CopyValues(ms, A)); /* the analysis may use the values (maximum transversal, scaling) */
-  ms->id.n         = (MUMPS_INT)ms->n; /* MatRestoreRowIJ cleared n */
   ms->id.nnz       = (MUMPS_INT8)ms->nnz;
   ms->id.irn       = ms->irn;
   ms->id.jcn       = ms->jcn;
   ms->id.a         = ms->a;
-  ms->id.ICNTL(5)  = 0; /* assembled */
   ms->id.ICNTL(18) = 0; /* centralised on the host */
+  PetscFunctionReturn(0);
+}
+
+/* Several ranks: this rank's rows as MUMPS's distributed input (ICNTL(18) = 3), row by row the
+   diagonal block (local columns from cstart) then the off-diagonal block (columns through
+   garray); the right-hand side's path to rank 0. */
+static PetscErrorCode PatternDistributed(MumpsSingle *ms, Mat A)
+{
+  Mat             Ad, Ao;
+  const PetscInt *garray, *ai, *aj, *bi, *bj;
+  PetscInt        rstart, cstart, m, mo;
+  PetscMPIInt     rank;
+  PetscBool       done;
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, NULL));
+  PetscCall(MatGetSize(A, &ms->n, NULL));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mo, &bi, &bj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: the matrix's row structure (MatGetRowIJ) is not available; use -pc_factor_mat_solver_type mumps");
+  ms->mloc = m;
+  ms->nnz  = (PetscInt64)ai[m] + bi[m];
+  PetscCheck(ms->nnz < (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: too many nonzeros for 32-bit indices");
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+  PetscCall(PetscMalloc4(ms->nnz, &ms->irn, ms->nnz, &ms->jcn, ms->nnz, &ms->a, rank == 0 ? ms->n : 1, &ms->rhs));
+  PetscCall(PetscMalloc2(m + 1, &ms->ai_d, m + 1, &ms->ai_o));
+  PetscCall(PetscArraycpy(ms->ai_d, ai, m + 1));
+  PetscCall(PetscArraycpy(ms->ai_o, bi, m + 1));
+  for (PetscInt i = 0, k = 0; i < m; i++) {
+    for (PetscInt j = ai[i]; j < ai[i + 1]; j++, k++) {
+      ms->irn[k] = (MUMPS_INT)(rstart + i + 1);
+      ms->jcn[k] = (MUMPS_INT)(cstart + aj[j] + 1);
+    }
+    for (PetscInt j = bi[i]; j < bi[i + 1]; j++, k++) {
+      ms->irn[k] = (MUMPS_INT)(rstart + i + 1);
+      ms->jcn[k] = (MUMPS_INT)(garray[bj[j]] + 1);
+    }
   }
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mo, &bi, &bj, &done));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  if (!ms->tozero) {
+    Vec xa;
+    PetscCall(MatCreateVecs(A, &xa, NULL));
+    PetscCall(VecScatterCreateToZero(xa, &ms->tozero, &ms->vzero));
+    PetscCall(VecDestroy(&xa));
+  }
+  ms->id.nnz_loc   = (MUMPS_INT8)ms->nnz;
+  ms->id.irn_loc   = ms->irn;
+  ms->id.jcn_loc   = ms->jcn;
+  ms->id.a_loc     = ms->a;
+  ms->id.ICNTL(18) = 3; /* distributed: each rank its own entries */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
+{
+  MumpsSingle *ms = (MumpsSingle *)F->data;
+  PetscFunctionBegin;
+  (void)r;
+  (void)c;
+  (void)info;
+  PetscCall(PetscFree4(ms->irn, ms->jcn, ms->a, ms->rhs));
+  PetscCall(PetscFree2(ms->ai_d, ms->ai_o));
+  if (ms->mpi) PetscCall(PatternDistributed(ms, A));
+  else PetscCall(PatternCentralised(ms, A));
+  PetscCall(CopyValues(ms, A)); /* the analysis may use the values (maximum transversal, scaling) */
+  ms->id.n         = (MUMPS_INT)ms->n;
+  ms->id.ICNTL(5)  = 0; /* assembled */
   ms->id.ICNTL(7)  = ordering_icntl[ms->ordering];
   ms->id.ICNTL(14) = (MUMPS_INT)ms->icntl14;
   ms->id.CNTL(1)   = (float)ms->cntl1;

@@ -71,7 +71,7 @@ PetscErrorCode TdThreadGovernorStepEnd(TdThreadGovernor *g, PetscInt newton_its)
   cost = (PetscReal)(t1 - g->t0) / (PetscReal)PetscMax(newton_its - g->newton0, 1);
   /* rank 0's measure for every rank, so that all make the same choices */
   PetscCallMPI(MPI_Bcast(&cost, 1, MPIU_REAL, 0, g->comm));
-  g->steps_with[g->current == 1 ? 0 : 1] += 1;
+  g->steps_with[g->current == 1 ? 0 : 1]++;
   g->samples[g->nsamples++] = cost;
   PetscCall(PetscInfo(NULL, "threads %d: step cost %g s per Newton iteration%s\n", g->current, (double)cost, g->probing ? " (probe)" : ""));
   if (g->probing && g->nsamples == 2 && PetscMin(g->samples[0], g->samples[1]) > g->abort * g->incumbent_cost) {
@@ -124,6 +124,6 @@ PetscErrorCode TdThreadGovernorView(const TdThreadGovernor *g, MPI_Comm comm)
     PetscCall(PetscPrintf(comm, "tribodyn: threads fixed at %d per rank\n", g->max_threads));
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscPrintf(comm, "tribodyn: threads auto: %.0f steps on 1 thread, %.0f on %d; %" PetscInt_FMT " probes (%" PetscInt_FMT " stopped early), %" PetscInt_FMT " switches; ending on %d\n", (double)g->steps_with[0], (double)g->steps_with[1], g->max_threads, g->probes, g->aborted, g->switches, g->current));
+  PetscCall(PetscPrintf(comm, "tribodyn: threads auto: %" PetscInt_FMT " steps on 1 thread, %" PetscInt_FMT " on %d; %" PetscInt_FMT " probes (%" PetscInt_FMT " stopped early), %" PetscInt_FMT " switches; ending on %d\n", g->steps_with[0], g->steps_with[1], g->max_threads, g->probes, g->aborted, g->switches, g->current));
   PetscFunctionReturn(0);
 }
