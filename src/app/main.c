@@ -31,6 +31,7 @@ static const char option_reference[] =
   "  -load_steps <10>: load steps of a static solve\n"
   "  -max_step_halvings <6>: halvings of a failed step before the run stops\n"
   "  -progress <true>: print a progress line every 5 % of the run\n"
+  "  -dry_run <false>: read and check every option and build the model, then exit (nothing written)\n"
   "  -test_jacobian <0>: check the first N Newton Jacobians against central differences\n"
   "  -test_jacobian_time <0>: ... starting with the first step that ends after this time [s]\n"
   "  -gravity <0,0,0>: gravity gx,gy,gz [m/s^2]\n"
@@ -287,7 +288,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
 typedef struct {
   char      output[PETSC_MAX_PATH_LEN];
   PetscReal t_final, dt, output_dt;
-  PetscBool is_static, progress;
+  PetscBool is_static, progress, dry_run;
   PetscInt  load_steps;
   TdThreadGovernor threads; /* its options; Run keeps its own copy of the state */
 } RunControl;
@@ -303,6 +304,7 @@ static PetscErrorCode ReadRunControl(MPI_Comm comm, RunControl *rc)
   PetscCall(TdOptionsRealPositive(NULL, "dt", "time step", "s", 1e-4, PETSC_TRUE, &rc->dt, NULL));
   PetscCall(TdOptionsRealPositive(NULL, "output_dt", "interval between output records (default: every step)", "s", rc->dt, PETSC_TRUE, &rc->output_dt, &set));
   PetscCall(TdOptionsBool(NULL, "progress", "print a progress line every 5 % of the run", PETSC_TRUE, &rc->progress, NULL));
+  PetscCall(TdOptionsBool(NULL, "dry_run", "read and check every option and build the model, then exit without writing anything", PETSC_FALSE, &rc->dry_run, NULL));
   PetscCall(TdThreadGovernorSetUp(&rc->threads, comm));
   if (rc->load_steps < 1) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -load_steps = %" PetscInt_FMT ": at least one load step is needed", rc->load_steps);
   if (rc->output_dt < rc->dt * (1 - 1e-12)) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -output_dt = %g is smaller than the time step -dt = %g; records are written at step ends", (double)rc->output_dt, (double)rc->dt);
@@ -460,6 +462,15 @@ int main(int argc, char **argv)
   }
   PetscCall(TdOptionsCheckUnknown(comm));
   PetscCall(TdModelView(model, PETSC_VIEWER_STDOUT_(comm)));
+  if (rc.dry_run) {
+    /* the options are valid and the model builds: what tools/sweep asks before it starts runs */
+    PetscCall(PetscPrintf(comm, "tribodyn: -dry_run: the options are valid and the model builds; nothing written\n"));
+    PetscCall(TdSolverDestroy(&solver));
+    PetscCall(TdModelDestroy(&model));
+    PetscCall(TdOptionsFinalize());
+    PetscCall(PetscFinalize());
+    return 0;
+  }
 
   PetscCall(TdOutputCreate(comm, rc.output, &out));
   {
