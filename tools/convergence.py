@@ -108,8 +108,12 @@ def peak_metrics(path, sensor, film, window):
         p = None
         if "films" in f and len(f["films"]) > 0:
             name = film if film in f["films"] else sorted(f["films"].keys())[0]
-            if "pressure" in f["films"][name]:
-                p = f["films"][name]["pressure"][:]
+            g = f["films"][name]
+            if "p_max" in g:  # the peak nodal pressure of every record
+                p = g["p_max"][:]
+                n = min(n, len(p))
+            elif "pressure" in g:  # files before the lean layout: the fields of every record
+                p = g["pressure"][:]
                 n = min(n, len(p))
         if "solver/newton_iterations" in f:
             out["newton"] = int(np.sum(f["solver/newton_iterations"][:n]))
@@ -123,7 +127,7 @@ def peak_metrics(path, sensor, film, window):
     out["a"], out["t_a"] = float(abs(a[sel][i])), float(t[sel][i])
     if p is not None:
         ps = p[:n][sel]
-        k = np.unravel_index(int(np.argmax(ps)), ps.shape)[0]
+        k = np.unravel_index(int(np.argmax(ps)), ps.shape)[0]  # p_max (n) or pressure (n x m)
         out["p"], out["t_p"] = float(np.max(ps)), float(t[sel][k])
     return out
 

@@ -62,22 +62,30 @@ def load(path):
                 acc[s] = np.asarray(f[key][:, 2], dtype=float)
                 lengths.append(len(acc[s]))
         film = None
+        # the full fields are written at /field_time (every -output_fields_dt), the rest at /time;
+        # files before that layout have the fields at every record
+        tf = np.asarray(f["field_time"][:], dtype=float) if "field_time" in f else None
         if "films" in f and len(f["films"]) > 0:
             name = sorted(f["films"].keys())[0]
             g = f["films"][name]
             film = {"name": name, "nodes": g["nodes"][:], "quads": g["quads"][:]}
-            for k in ("pressure", "h", "asperity_pressure", "h_min"):
+            for k in ("pressure", "h", "asperity_pressure", "h_min", "p_max"):
                 if k in g:
                     film[k] = g[k][:]
-                    lengths.append(len(film[k]))
+                    if k in ("h_min", "p_max") or tf is None:
+                        lengths.append(len(film[k]))
     n = min(lengths)
     t = t[:n]
     acc = {s: a[:n] for s, a in acc.items()}
+    if tf is None:
+        tf = t
     if film:
-        for k in ("pressure", "h", "asperity_pressure", "h_min"):
+        nf = min([len(tf)] + [len(film[k]) for k in ("pressure", "h", "asperity_pressure") if k in film])
+        tf = tf[:nf]
+        for k in ("pressure", "h", "asperity_pressure", "h_min", "p_max"):
             if k in film:
-                film[k] = film[k][:n]
-    return {"path": path, "status": status, "t": t, "acc": acc, "film": film}
+                film[k] = film[k][:n] if k in ("h_min", "p_max") else film[k][:nf]
+    return {"path": path, "status": status, "t": t, "tf": tf, "acc": acc, "film": film}
 
 
 def peak_in_window(t, a, t1=WINDOW):
@@ -131,7 +139,7 @@ def surface_axes(nodes):
 
 def plot_pressure(c, t_target, out):
     film = c["film"]
-    t = c["t"]
+    t = c["tf"]  # the field records' times
     i = int(np.argmin(np.abs(t - t_target)))
     p = film["pressure"][i] / 1e6
     nodes, quads = film["nodes"], film["quads"].astype(int)
@@ -212,10 +220,13 @@ def main():
         print(f"{lub['path']} has no /films: no film pressure map.")
     else:
         film = lub["film"]
+        print(f"Lubricated film '{film['name']}':")
+        if "p_max" in film:
+            k = int(np.argmax(film["p_max"]))
+            print(f"  peak film pressure {film['p_max'][k] / 1e6:.4f} MPa (gauge) at t = {1e3 * lub['t'][k]:.2f} ms")
         pmax = film["pressure"]
         k, j = np.unravel_index(int(np.argmax(pmax)), pmax.shape)
-        print(f"Lubricated film '{film['name']}':")
-        print(f"  peak film pressure {pmax[k, j] / 1e6:.4f} MPa (gauge) at t = {1e3 * lub['t'][k]:.2f} ms, "
+        print(f"  peak film pressure of the field records {pmax[k, j] / 1e6:.4f} MPa (gauge) at t = {1e3 * lub['tf'][k]:.2f} ms, "
               f"node {j} ({', '.join(f'{1e3 * v:.1f}' for v in film['nodes'][j])}) mm")
         hmin = film["h_min"] if "h_min" in film else np.min(film["h"], axis=1) if "h" in film else None
         if hmin is not None and len(hmin):

@@ -151,6 +151,8 @@ PetscErrorCode TdFilmsAssemble(TdModel model, PetscReal t, const PetscReal q[], 
    (which it then replaces); the Jacobian's COO pattern must then be rebuilt.  *valid (may be
    NULL) is false if some film point misses a surface or has h <= 0 in that state. */
 PetscErrorCode TdFilmsCouplingUpdate(TdModel model, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed, PetscBool *valid);
+/* Installs a stored coupling pattern (a restart: the keys a checkpoint saved, sorted and unique). */
+PetscErrorCode TdFilmsCouplingSet(TdModel model, PetscInt nqq, const PetscInt64 qq[], PetscInt nqp, const PetscInt64 qp[]);
 /* COO rows/columns of the film Jacobian entries (count first with rows = NULL): the film blocks
    dF/dp, then the coupling blocks dQ/dq, dQ/dp, dF/dq of the stored pattern. */
 PetscErrorCode TdFilmsCOOPattern(TdModel model, PetscCount *n, PetscInt rows[], PetscInt cols[]);

@@ -2,13 +2,19 @@
 #define TRIBODYN_OUTPUT_H
 /*
   Result file: HDF5 in the layout of src/docs/interface.md, plus an XDMF file beside it
-  that ParaView opens (src/io/output.c).
+  that ParaView opens (src/io/output.c), and the checkpoint a restart reads
+  (src/io/output_checkpoint.c).
 
   Rank 0 of the communicator owns the file; the other ranks call the same functions
-  (collectively) and their data arguments are ignored.  Time series grow by one record per
-  call of TdOutputAppendRecord and are flushed, so a killed run keeps every completed record.
-  The root attribute "status" is "running" while the run goes on and becomes "complete" or
-  "failed: <reason>" at TdOutputClose; the XDMF is rewritten at each flush.
+  (collectively) and their data arguments are ignored.  A file has two clocks: records
+  (/time; TdOutputAddSeries, TdOutputAppendRecord), and field records (/field_time;
+  TdOutputAddFieldSeries, the bodies' and surfaces' positions, TdOutputAppendFieldRecord), so
+  that the full fields can be written less often than the histories.  Series are chunked and
+  compressed (byte shuffle + deflate).  Records are flushed at least every flush interval of
+  wall time (TdOutputSetFlushInterval, default 0: every record) and at every field record, so a
+  killed run keeps the records up to its last flush.  The root attribute "status" is "running"
+  while the run goes on and becomes "complete", "interrupted" or "failed: <reason>" at
+  TdOutputClose; the XDMF (field records only) is rewritten at each TdOutputFlush.
 */
 #include <petscsys.h>
 
@@ -18,10 +24,22 @@ typedef struct _p_TdOutput *TdOutput;
 PetscErrorCode TdOutputCreate(MPI_Comm comm, const char path[], TdOutput *out);
 /* A time series dataset: n x ncols (ncols = 1 gives a 1-D dataset of n).  Returns its id. */
 PetscErrorCode TdOutputAddSeries(TdOutput out, const char dataset[], PetscInt ncols, PetscInt *id);
+/* Opens an existing result file to continue its run from its checkpoint: every series added
+   afterwards is the existing dataset (same shape, or an error saying the file belongs to
+   another model), cut back to the records of the checkpoint; static datasets that exist are
+   kept.  Fails, naming the file, if it cannot be opened or has no checkpoint. */
+PetscErrorCode TdOutputOpenAppend(MPI_Comm comm, const char path[], TdOutput *out);
+/* A field series: n_fields x ncols, one row per TdOutputAppendFieldRecord. */
+PetscErrorCode TdOutputAddFieldSeries(TdOutput out, const char dataset[], PetscInt ncols, PetscInt *id);
 /* Writes the values of series id for the record being built (ncols values). */
 PetscErrorCode TdOutputSetSeries(TdOutput out, PetscInt id, const PetscReal values[]);
-/* Ends the record at time t: every series gets its row (a series not set repeats NaN). */
+/* Ends the record at time t: every record series gets its row (a series not set gets NaN). */
 PetscErrorCode TdOutputAppendRecord(TdOutput out, PetscReal t);
+/* Ends the field record at time t: every field series gets its row. */
+PetscErrorCode TdOutputAppendFieldRecord(TdOutput out, PetscReal t);
+PetscErrorCode TdOutputGetRecordCounts(TdOutput out, PetscInt *nrecords, PetscInt *nfield_records);
+/* Wall time [s] between flushes of the records (0: every record). */
+PetscErrorCode TdOutputSetFlushInterval(TdOutput out, PetscReal seconds);
 /* Static datasets (written once). */
 PetscErrorCode TdOutputWriteReal(TdOutput out, const char dataset[], PetscInt nrows, PetscInt ncols, const PetscReal values[]);
 PetscErrorCode TdOutputWriteInt(TdOutput out, const char dataset[], PetscInt nrows, PetscInt ncols, const PetscInt values[]);
@@ -37,7 +55,29 @@ PetscErrorCode TdOutputAddQuadSurface(TdOutput out, const char name[], PetscInt 
 PetscErrorCode TdOutputAddSurfaceField(TdOutput out, const char surface[], const char field[], PetscInt series);
 /* Flushes the HDF5 file and rewrites the XDMF. */
 PetscErrorCode TdOutputFlush(TdOutput out);
-/* status: "complete" or "failed: ..." */
+/* status: "complete", "interrupted" or "failed: ..." */
 PetscErrorCode TdOutputClose(TdOutput *out, const char status[]);
+
+/* Checkpoints: named 1-D arrays under /checkpoint (src/io/output_checkpoint.c), written into
+   the slot that does not hold the valid checkpoint; End flushes the file and then marks the new
+   slot valid, with time t and the current record counts, so that a kill at any moment leaves a
+   valid checkpoint (the previous one until End has finished).  Values are read on rank 0. */
+PetscErrorCode TdOutputCheckpointBegin(TdOutput out);
+PetscErrorCode TdOutputCheckpointPutReal(TdOutput out, const char name[], PetscInt n, const PetscReal values[]);
+PetscErrorCode TdOutputCheckpointPutInt(TdOutput out, const char name[], PetscInt n, const PetscInt64 values[]);
+PetscErrorCode TdOutputCheckpointEnd(TdOutput out, PetscReal t);
+
+/* Reading a checkpoint (read-only; every rank gets every value). */
+typedef struct _p_TdCheckpointFile *TdCheckpointFile;
+/* Fails, naming the file and saying what to do, if it cannot be opened or has no checkpoint. */
+PetscErrorCode TdCheckpointFileOpen(MPI_Comm comm, const char path[], TdCheckpointFile *cf);
+PetscErrorCode TdCheckpointFileGetTime(TdCheckpointFile cf, PetscReal *t);
+/* A root string attribute ("options", "status"); empty if missing.  PetscFree it. */
+PetscErrorCode TdCheckpointFileGetAttribute(TdCheckpointFile cf, const char name[], char **value);
+/* The array name of the valid checkpoint: *n values (PetscFree them); a missing array is an
+   error if required, else *n = -1 and *values = NULL. */
+PetscErrorCode TdCheckpointFileGetReal(TdCheckpointFile cf, const char name[], PetscBool required, PetscInt *n, PetscReal **values);
+PetscErrorCode TdCheckpointFileGetInt(TdCheckpointFile cf, const char name[], PetscBool required, PetscInt *n, PetscInt64 **values);
+PetscErrorCode TdCheckpointFileClose(TdCheckpointFile *cf);
 
 #endif

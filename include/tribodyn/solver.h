@@ -9,6 +9,7 @@
 #include <tribodyn/model.h>
 #include <tribodyn/galpha.h>
 #include <tribodyn/seqaij_threads.h>
+#include <tribodyn/output.h>
 
 typedef enum { TD_MODE_DYNAMIC, TD_MODE_ACCELERATION, TD_MODE_STATIC } TdSolveMode;
 
@@ -88,6 +89,10 @@ struct _p_TdSolver {
   PetscReal    pc_dt;
   TdSolveMode  pc_mode;
   PetscInt     factorizations;
+  PetscScalar *pc_coo_v;          /* the COO values of the factored Jacobian (checkpoints) */
+  PetscCount   npc_coo_v;
+  PetscBool    restored_ksp;      /* a restart: the next reuse decision takes restored_lits and */
+  PetscInt     restored_lits, restored_kreason; /* ... restored_kreason as the last Krylov solve's */
   /* film pressure predictor: the start of a step extrapolates this rank's film unknowns
      linearly from the last step (their rate), instead of keeping them */
   PetscBool    extrapolate_pressure, have_pressure_rate;
@@ -118,6 +123,11 @@ PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal *kinetic, PetscReal *st
    rank's part (the reverse scatter and the COO assembly add them up).  A projection failure's
    message is in the film's miss on every rank. */
 PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok);
+/* Checkpoint and restart (src/solver/checkpoint.c): writes the state and the solver's history
+   into the checkpoint being written (between TdOutputCheckpointBegin and End); restores them from
+   a checkpoint file (path for messages), after checking that it was written by this model. */
+PetscErrorCode TdSolverCheckpointWrite(TdSolver solver, TdOutput out);
+PetscErrorCode TdSolverCheckpointRestore(TdSolver solver, TdCheckpointFile cf, const char path[]);
 /* Joint reaction (force the joint exerts on its body at the point) [N]. */
 void TdSolverJointReaction(TdSolver solver, PetscInt joint, PetscReal f[3]);
 

@@ -10,7 +10,9 @@
 #include <tribodyn/solver.h>
 #include <tribodyn/thread_governor.h>
 #include <dlfcn.h>
+#include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -87,10 +89,12 @@ static const char option_reference[] =
   "  -mat_mumps_single_ordering <amd>, _icntl_14 <30>, _cntl_1 <0.01>); mumps: the double LU\n"
   "Options read for the named objects follow.\n\n";
 
+#define TD_FILM_SERIES 8
 typedef struct {
   PetscInt  sensor0, energy_k, energy_s, joint0, newton, linear, wall;
   PetscInt *body;   /* nbodies: position series, -1 for bodies without cells */
-  PetscInt *film;   /* 7 per film: pressure, h, asperity pressure, load, friction, h_min, position (-1: static) */
+  PetscInt *film;   /* TD_FILM_SERIES per film: pressure, h, asperity pressure (field series), load,
+                       friction, h_min, position (field series, -1: static frame), p_max */
 } SeriesIds;
 
 static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
@@ -127,23 +131,25 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
     ids->body[b]       = -1;
     if (body->mesh.ncells) PetscCall(TdOutputAddHexBody(out, body->name, body->mesh.nnodes, body->mesh.X, body->mesh.ncells, body->mesh.cells, &ids->body[b]));
   }
-  PetscCall(PetscMalloc1(7 * PetscMax(m->nfilms, 1), &ids->film));
+  PetscCall(PetscMalloc1(TD_FILM_SERIES * PetscMax(m->nfilms, 1), &ids->film));
   for (PetscInt f = 0; f < m->nfilms; f++) {
     const TdFilm *film = &m->films[f];
     const char   *fields[3] = {"pressure", "h", "asperity_pressure"};
-    ids->film[7 * f + 6] = -1;
-    PetscCall(TdOutputAddQuadSurface(out, film->name, film->surface.nnodes, film->surface.X, film->surface.nquads, film->surface.quads, film->frame_joint >= 0 ? &ids->film[7 * f + 6] : NULL));
+    ids->film[TD_FILM_SERIES * f + 6] = -1;
+    PetscCall(TdOutputAddQuadSurface(out, film->name, film->surface.nnodes, film->surface.X, film->surface.nquads, film->surface.quads, film->frame_joint >= 0 ? &ids->film[TD_FILM_SERIES * f + 6] : NULL));
     for (PetscInt k = 0; k < 3; k++) {
       PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/%s", film->name, fields[k]));
-      PetscCall(TdOutputAddSeries(out, name, film->surface.nnodes, &ids->film[7 * f + k]));
-      PetscCall(TdOutputAddSurfaceField(out, film->name, fields[k], ids->film[7 * f + k]));
+      PetscCall(TdOutputAddFieldSeries(out, name, film->surface.nnodes, &ids->film[TD_FILM_SERIES * f + k]));
+      PetscCall(TdOutputAddSurfaceField(out, film->name, fields[k], ids->film[TD_FILM_SERIES * f + k]));
     }
     PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/load", film->name));
-    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[7 * f + 3]));
+    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[TD_FILM_SERIES * f + 3]));
     PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/friction", film->name));
-    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[7 * f + 4]));
+    PetscCall(TdOutputAddSeries(out, name, 3, &ids->film[TD_FILM_SERIES * f + 4]));
     PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/h_min", film->name));
-    PetscCall(TdOutputAddSeries(out, name, 1, &ids->film[7 * f + 5]));
+    PetscCall(TdOutputAddSeries(out, name, 1, &ids->film[TD_FILM_SERIES * f + 5]));
+    PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/p_max", film->name));
+    PetscCall(TdOutputAddSeries(out, name, 1, &ids->film[TD_FILM_SERIES * f + 7]));
   }
   PetscFunctionReturn(0);
 }
@@ -151,7 +157,9 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
 /* Ids are handed out in creation order, so the k-th series of a group is first + k. */
 static PetscLogEvent TD_Output;
 
-static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids, PetscLogDouble wall0, PetscReal t)
+/* A record at time t (sensors, energies, reactions, film integrals, solver counters); with
+   fields, also a field record (node positions, film fields). */
+static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids, PetscLogDouble wall0, PetscReal t, PetscBool fields)
 {
   TdModel        m = s->model;
   PetscReal      ek, es, row[3];
@@ -204,7 +212,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   PetscCall(TdOutputSetSeries(out, ids->wall, row));
   for (PetscInt b = 0; b < m->nbodies; b++) maxn = PetscMax(maxn, m->bodies[b].mesh.nnodes);
   PetscCall(PetscMalloc1(3 * maxn, &pos));
-  for (PetscInt b = 0; b < m->nbodies; b++) {
+  for (PetscInt b = 0; b < m->nbodies && fields; b++) {
     const TdBody *body = &m->bodies[b];
     for (PetscInt n = 0; n < body->mesh.nnodes; n++) {
       if (body->type == TD_BODY_ANCF)
@@ -262,17 +270,24 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
           PetscCallMPI(MPI_Reduce(rank ? &hmin : MPI_IN_PLACE, &hmin, 1, MPIU_REAL, MPI_MIN, 0, s->comm));
         }
       }
-      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 0], p));
-      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 1], h));
-      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 2], pc));
-      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 3], &load[3 * f]));
-      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 4], &friction[3 * f]));
-      PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 5], &hmin));
-      if (ids->film[7 * f + 6] >= 0) {
+      if (fields) {
+        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 0], p));
+        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 1], h));
+        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 2], pc));
+      }
+      {
+        PetscReal pmax = PETSC_MIN_REAL;
+        for (PetscInt n = 0; n < film->surface.nnodes; n++) pmax = PetscMax(pmax, p[n]);
+        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 7], &pmax));
+      }
+      PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 3], &load[3 * f]));
+      PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 4], &friction[3 * f]));
+      PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 5], &hmin));
+      if (fields && ids->film[TD_FILM_SERIES * f + 6] >= 0) {
         PetscReal *pos;
         PetscCall(PetscMalloc1(3 * film->surface.nnodes, &pos));
         PetscCall(TdFilmNodePositions(m, f, t, pos));
-        PetscCall(TdOutputSetSeries(out, ids->film[7 * f + 6], pos));
+        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 6], pos));
         PetscCall(PetscFree(pos));
       }
       PetscCall(PetscFree3(p, h, pc));
@@ -281,17 +296,34 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(PetscFree2(load, friction));
   }
   PetscCall(TdOutputAppendRecord(out, t));
+  if (fields) PetscCall(TdOutputAppendFieldRecord(out, t));
   PetscCall(PetscLogEventEnd(TD_Output, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
 typedef struct {
   char      output[PETSC_MAX_PATH_LEN];
-  PetscReal t_final, dt, output_dt;
+  char      restart[PETSC_MAX_PATH_LEN]; /* -restart FILE, or empty */
+  PetscReal t_final, dt, output_dt, output_fields_dt, checkpoint_dt, flush_interval;
   PetscBool is_static, progress, dry_run;
   PetscInt  load_steps;
   TdThreadGovernor threads; /* its options; Run keeps its own copy of the state */
 } RunControl;
+
+/* The exit code of a run stopped by SIGTERM after writing its checkpoint (BSD's EX_TEMPFAIL:
+   "try again later"; tools/sweep and batch scripts continue such a run with -restart). */
+#define TD_EXIT_INTERRUPTED 75
+
+static volatile sig_atomic_t td_sigterm = 0;
+static void OnSigterm(int sig)
+{
+  (void)sig;
+  td_sigterm = 1;
+}
+
+/* The run loop's own state, which a checkpoint keeps (the "run" array) so that a restart lands
+   on the same output, field and checkpoint times and continues the counters and the wall time. */
+enum { RS_NEXT_OUTPUT, RS_NEXT_FIELDS, RS_NEXT_CHECKPOINT, RS_NEXT_PROGRESS, RS_STEPS, RS_NEWTON, RS_LINEAR, RS_WALL, RS_N };
 
 static PetscErrorCode ReadRunControl(MPI_Comm comm, RunControl *rc)
 {
@@ -302,12 +334,21 @@ static PetscErrorCode ReadRunControl(MPI_Comm comm, RunControl *rc)
   PetscCall(TdOptionsInt(NULL, "load_steps", "load steps of a static solve", 10, &rc->load_steps, NULL));
   PetscCall(TdOptionsRealPositive(NULL, "t_final", "end time", "s", 0.01, PETSC_TRUE, &rc->t_final, NULL));
   PetscCall(TdOptionsRealPositive(NULL, "dt", "time step", "s", 1e-4, PETSC_TRUE, &rc->dt, NULL));
-  PetscCall(TdOptionsRealPositive(NULL, "output_dt", "interval between output records (default: every step)", "s", rc->dt, PETSC_TRUE, &rc->output_dt, &set));
+  PetscCall(TdOptionsRealPositive(NULL, "output_dt", "interval between output records: sensors, energies, reactions, film loads, h_min, p_max, solver counters (default: every step)", "s", rc->dt, PETSC_TRUE, &rc->output_dt, &set));
+  PetscCall(TdOptionsReal(NULL, "output_fields_dt", "interval between full-field records: node positions, film pressure, h, asperity pressure; written with the first record at or after each multiple (default: 1 ms, or -output_dt if longer; 0: with every record)", "s", PetscMax(1e-3, rc->output_dt), &rc->output_fields_dt, NULL));
+  PetscCall(TdOptionsReal(NULL, "checkpoint_dt", "write the whole state under /checkpoint of the result file every this much simulated time, and at the end (0: only on SIGTERM)", "s", 0, &rc->checkpoint_dt, NULL));
+  PetscCall(TdOptionsString(NULL, "restart", "continue the run recorded in this result file from its last checkpoint, with the options stored in it (command-line options override them), appending to the same file", NULL, rc->restart, sizeof rc->restart, NULL));
+  PetscCall(TdOptionsReal(NULL, "output_flush_interval", "wall time between flushes of the result file (a killed run keeps the records up to its last flush; every field record and checkpoint flushes too)", "s", 5, &rc->flush_interval, NULL));
   PetscCall(TdOptionsBool(NULL, "progress", "print a progress line every 5 % of the run", PETSC_TRUE, &rc->progress, NULL));
   PetscCall(TdOptionsBool(NULL, "dry_run", "read and check every option and build the model, then exit without writing anything", PETSC_FALSE, &rc->dry_run, NULL));
   PetscCall(TdThreadGovernorSetUp(&rc->threads, comm));
   if (rc->load_steps < 1) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -load_steps = %" PetscInt_FMT ": at least one load step is needed", rc->load_steps);
   if (rc->output_dt < rc->dt * (1 - 1e-12)) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -output_dt = %g is smaller than the time step -dt = %g; records are written at step ends", (double)rc->output_dt, (double)rc->dt);
+  if (rc->output_fields_dt < 0) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -output_fields_dt = %g: give an interval of simulated time > 0 [s], or 0 for full fields with every record", (double)rc->output_fields_dt);
+  if (rc->output_fields_dt < rc->output_dt) rc->output_fields_dt = rc->output_dt; /* every field record is also a record */
+  if (rc->checkpoint_dt < 0) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -checkpoint_dt = %g: give an interval of simulated time > 0 [s], or 0 for checkpoints only on SIGTERM", (double)rc->checkpoint_dt);
+  if (rc->flush_interval < 0) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -output_flush_interval = %g: give a wall time >= 0 [s] (0: flush every record)", (double)rc->flush_interval);
+  if (rc->restart[0] && rc->is_static) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Options -restart and -static: a static solve is not continued from a checkpoint; run it again");
   PetscFunctionReturn(0);
 }
 
@@ -341,64 +382,133 @@ static PetscErrorCode PrintMemoryPerRank(MPI_Comm comm)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const SeriesIds *ids)
+/* A checkpoint at the current step end: the solver's state and history, and the loop's. */
+static PetscErrorCode WriteCheckpoint(TdSolver s, TdOutput out, const PetscReal run[RS_N], PetscLogDouble wall0)
+{
+  PetscReal      rs[RS_N];
+  PetscLogDouble now;
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&now));
+  PetscCall(PetscArraycpy(rs, run, RS_N));
+  rs[RS_WALL] = (PetscReal)(now - wall0);
+  PetscCall(TdOutputCheckpointBegin(out));
+  PetscCall(TdSolverCheckpointWrite(s, out));
+  PetscCall(TdOutputCheckpointPutReal(out, "run", RS_N, rs));
+  PetscCall(TdOutputCheckpointEnd(out, s->t));
+  PetscFunctionReturn(0);
+}
+
+/* Has any rank been sent SIGTERM?  (Every rank must stop after the same step.) */
+static PetscErrorCode SigtermReceived(MPI_Comm comm, PetscBool *got)
+{
+  int flag = td_sigterm ? 1 : 0;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, comm));
+  *got = flag ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* The run: from the start, or (resume, a restart) from the state TdSolverCheckpointRestore set
+   and the loop state run[] of the checkpoint.  *interrupted: stopped by SIGTERM. */
+static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const SeriesIds *ids, const PetscReal *resume, PetscBool *interrupted)
 {
   PetscLogDouble   wall0, now;
   PetscMPIInt      rank;
   PetscInt         total_newton = 0, total_steps = 0, total_linear = 0;
   TdThreadGovernor threads = rc->threads;
   PetscFunctionBegin;
+  *interrupted = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCall(PetscTime(&wall0));
   if (rc->is_static) {
     s->load_factor = 0;
     s->mode        = TD_MODE_STATIC;
     PetscCall(TdSolverInitialize(s));
-    PetscCall(WriteRecord(s, out, ids, wall0, 0));
+    PetscCall(WriteRecord(s, out, ids, wall0, 0, PETSC_TRUE));
     for (PetscInt k = 1; k <= rc->load_steps; k++) {
       PetscInt its0 = s->newton_its;
       PetscCall(TdSolverStatic(s, (PetscReal)k / rc->load_steps));
       total_newton += s->newton_its - its0;
       PetscCall(PetscTime(&now));
       if (rc->progress) PetscCall(PetscPrintf(s->comm, "tribodyn: load step %" PetscInt_FMT "/%" PetscInt_FMT ", load factor %.3f, Newton iterations %" PetscInt_FMT ", wall %.2f s\n", k, rc->load_steps, (double)s->load_factor, s->newton_its - its0, (double)(now - wall0)));
-      PetscCall(WriteRecord(s, out, ids, wall0, s->load_factor));
+      PetscCall(WriteRecord(s, out, ids, wall0, s->load_factor, PETSC_TRUE));
+      PetscCall(SigtermReceived(s->comm, interrupted));
+      if (*interrupted && k < rc->load_steps) {
+        PetscCall(PetscPrintf(s->comm, "tribodyn: SIGTERM after load step %" PetscInt_FMT "/%" PetscInt_FMT ": stopped (a static solve has no checkpoint; run it again)\n", k, rc->load_steps));
+        break;
+      }
+      *interrupted = PETSC_FALSE;
     }
   } else {
-    PetscReal      next_output = rc->output_dt, next_progress = 0.05 * rc->t_final;
-    PetscLogDouble last_flush  = wall0;
-    PetscCall(TdSolverInitialize(s));
-    PetscCall(WriteRecord(s, out, ids, wall0, 0));
-    while (s->t < rc->t_final * (1 - 1e-12)) {
-      PetscReal h = PetscMin(rc->dt, rc->t_final - s->t);
+    PetscReal      run[RS_N];
+    PetscLogDouble last_flush = wall0;
+    PetscBool      stop       = PETSC_FALSE;
+    if (resume) {
+      PetscCall(PetscArraycpy(run, resume, RS_N));
+      total_steps  = (PetscInt)run[RS_STEPS];
+      total_newton = (PetscInt)run[RS_NEWTON];
+      total_linear = (PetscInt)run[RS_LINEAR];
+      wall0 -= run[RS_WALL]; /* the wall-time series goes on from the checkpoint's */
+      PetscCall(PetscPrintf(s->comm, "tribodyn: continuing from the checkpoint at t = %.6g s (step %" PetscInt_FMT ", wall %.2f s before)\n", (double)s->t, total_steps, (double)run[RS_WALL]));
+    } else {
+      PetscCall(TdSolverInitialize(s));
+      PetscCall(WriteRecord(s, out, ids, wall0, 0, PETSC_TRUE));
+      run[RS_NEXT_OUTPUT]     = rc->output_dt;
+      run[RS_NEXT_FIELDS]     = rc->output_fields_dt;
+      run[RS_NEXT_CHECKPOINT] = rc->checkpoint_dt > 0 ? rc->checkpoint_dt : PETSC_MAX_REAL;
+      run[RS_NEXT_PROGRESS]   = 0.05 * rc->t_final;
+    }
+    while (s->t < rc->t_final * (1 - 1e-12) && !stop) {
+      PetscReal h = rc->dt, land = PetscMin(run[RS_NEXT_OUTPUT], rc->t_final);
       PetscInt  its0 = s->newton_its, lits0 = s->linear_its;
-      /* land on output times exactly */
-      if (s->t + h > next_output * (1 + 1e-12)) h = next_output - s->t;
+      PetscBool last, record, fields;
+      /* land on output times and the end exactly; a step that reaches one within rounding keeps
+         -dt (so that a run to an earlier -t_final takes the same steps, and a restart from its
+         checkpoint continues a longer run exactly) */
+      if (s->t + h > land * (1 + 1e-12)) h = land - s->t;
       PetscCall(TdThreadGovernorStepBegin(&threads, s->newton_its));
       PetscCall(TdSolverStep(s, h));
       PetscCall(TdThreadGovernorStepEnd(&threads, s->newton_its));
       total_newton += s->newton_its - its0;
       total_linear += s->linear_its - lits0;
       total_steps++;
-      if (s->t >= next_output * (1 - 1e-9) || s->t >= rc->t_final * (1 - 1e-12)) {
-        PetscCall(WriteRecord(s, out, ids, wall0, s->t));
-        next_output += rc->output_dt;
+      last   = s->t >= rc->t_final * (1 - 1e-12) ? PETSC_TRUE : PETSC_FALSE;
+      /* a field record goes with the first record at or after each multiple of -output_fields_dt */
+      record = s->t >= run[RS_NEXT_OUTPUT] * (1 - 1e-9) || last ? PETSC_TRUE : PETSC_FALSE;
+      fields = record && (s->t >= run[RS_NEXT_FIELDS] * (1 - 1e-9) || last) ? PETSC_TRUE : PETSC_FALSE;
+      if (record) {
+        PetscCall(WriteRecord(s, out, ids, wall0, s->t, fields));
+        if (s->t >= run[RS_NEXT_OUTPUT] * (1 - 1e-9)) run[RS_NEXT_OUTPUT] += rc->output_dt;
+        if (fields)
+          while (run[RS_NEXT_FIELDS] <= s->t * (1 + 1e-9)) run[RS_NEXT_FIELDS] += rc->output_fields_dt;
+      }
+      run[RS_STEPS]  = (PetscReal)total_steps;
+      run[RS_NEWTON] = (PetscReal)total_newton;
+      run[RS_LINEAR] = (PetscReal)total_linear;
+      PetscCall(SigtermReceived(s->comm, interrupted));
+      if (*interrupted || s->t >= run[RS_NEXT_CHECKPOINT] * (1 - 1e-9) || (last && rc->checkpoint_dt > 0)) {
+        while (run[RS_NEXT_CHECKPOINT] <= s->t * (1 + 1e-9)) run[RS_NEXT_CHECKPOINT] += rc->checkpoint_dt;
+        PetscCall(WriteCheckpoint(s, out, run, wall0));
+        if (*interrupted) {
+          PetscCall(PetscPrintf(s->comm, "tribodyn: SIGTERM: checkpoint written at t = %.6g s; continue with -restart %s\n", (double)s->t, rc->output));
+          stop = PETSC_TRUE;
+        }
       }
       /* the XDMF follows the records every 10 s of wall time, so ParaView can open a running
-         or killed run (each record's HDF5 data is flushed as it is written) */
+         or killed run */
       PetscCall(PetscTime(&now));
       if (now - last_flush > 10) {
         PetscCall(TdOutputFlush(out));
         last_flush = now;
       }
-      if (rc->progress && s->t >= next_progress * (1 - 1e-9)) {
-        PetscCall(PetscTime(&now));
+      if (rc->progress && s->t >= run[RS_NEXT_PROGRESS] * (1 - 1e-9)) {
         PetscCall(PetscPrintf(s->comm, "tribodyn: t = %.6g s (%3.0f %%), %" PetscInt_FMT " steps, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, wall %.2f s\n", (double)s->t, (double)(100 * s->t / rc->t_final), total_steps, total_newton, (double)total_newton / PetscMax(total_steps, 1), s->rejected, (double)(now - wall0)));
-        while (next_progress <= s->t * (1 + 1e-9)) next_progress += 0.05 * rc->t_final;
+        while (run[RS_NEXT_PROGRESS] <= s->t * (1 + 1e-9)) run[RS_NEXT_PROGRESS] += 0.05 * rc->t_final;
       }
     }
   }
   PetscCall(PetscTime(&now));
-  PetscCall(PetscPrintf(s->comm, "tribodyn: done, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, %" PetscInt_FMT " LU factorisations, %" PetscInt_FMT " Krylov iterations, wall %.2f s; results in %s\n", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, s->factorizations, total_linear, (double)(now - wall0), rc->output));
+  PetscCall(PetscPrintf(s->comm, "tribodyn: %s, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, %" PetscInt_FMT " LU factorisations, %" PetscInt_FMT " Krylov iterations, wall %.2f s; results in %s\n", *interrupted ? "interrupted" : "done", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, s->factorizations, total_linear, (double)(now - wall0), rc->output));
   PetscCall(TdThreadGovernorView(&threads, s->comm));
   PetscCall(PrintMemoryPerRank(s->comm));
   PetscFunctionReturn(0);
@@ -433,20 +543,64 @@ static void SelectBlasKernels(char **argv)
   unsetenv("OPENBLAS_CORETYPE");
 }
 
+/*
+  -restart FILE: the options stored in FILE (its root attribute "options"), then the command line
+  again on top (a later -t_final, say), and -output is FILE itself: the run appends to it.
+*/
+static PetscErrorCode MergeRestartOptions(MPI_Comm comm, int argc, char **argv, TdCheckpointFile *cf, char restart[], size_t len)
+{
+  PetscBool set;
+  char     *stored;
+  PetscFunctionBegin;
+  *cf = NULL;
+  restart[0] = 0;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-restart", restart, len, &set));
+  if (!set) PetscFunctionReturn(0);
+  PetscCheck(restart[0], comm, PETSC_ERR_USER_INPUT, "Option -restart needs the result file of the run to continue: -restart FILE.h5");
+  for (int i = 1; i < argc - 1; i++)
+    if (!strcmp(argv[i], "-output")) PetscCheck(!strcmp(argv[i + 1], restart), comm, PETSC_ERR_USER_INPUT, "Options -restart %s and -output %s: a restarted run appends to the file it continues; drop -output (or copy the file first and restart the copy)", restart, argv[i + 1]);
+  PetscCall(TdCheckpointFileOpen(comm, restart, cf)); /* fails if the file has no checkpoint */
+  PetscCall(TdCheckpointFileGetAttribute(*cf, "options", &stored));
+  PetscCheck(stored[0], comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the file has no options attribute, so it was not written by tribodyn", restart);
+  PetscCall(PetscOptionsInsertString(NULL, stored));
+  PetscCall(PetscFree(stored));
+  {
+    const char *env = getenv("PETSC_OPTIONS");
+    if (env) PetscCall(PetscOptionsInsertString(NULL, env));
+  }
+  PetscCall(PetscOptionsInsertArgs(NULL, argc - 1, argv + 1));
+  PetscCall(PetscOptionsSetValue(NULL, "-output", restart));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Finish(TdSolver *solver, TdModel *model)
+{
+  PetscFunctionBegin;
+  PetscCall(TdSolverDestroy(solver));
+  PetscCall(TdModelDestroy(model));
+  PetscCall(TdOptionsFinalize());
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  TdModel        model  = NULL;
-  TdSolver       solver = NULL;
-  TdOutput       out    = NULL;
-  RunControl     rc;
-  SeriesIds      ids;
-  PetscErrorCode ierr;
-  MPI_Comm       comm;
+  TdModel          model  = NULL;
+  TdSolver         solver = NULL;
+  TdOutput         out    = NULL;
+  TdCheckpointFile cf     = NULL;
+  RunControl       rc;
+  SeriesIds        ids;
+  PetscErrorCode   ierr;
+  MPI_Comm         comm;
+  PetscReal       *resume = NULL;
+  PetscBool        interrupted = PETSC_FALSE;
+  char             restart[PETSC_MAX_PATH_LEN];
 
   SelectBlasKernels(argv);
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   comm = PETSC_COMM_WORLD;
   if (BlasCoreName()) PetscCall(PetscInfo(NULL, "OpenBLAS kernels: %s\n", BlasCoreName()));
+  PetscCall(MergeRestartOptions(comm, argc, argv, &cf, restart, sizeof restart));
   PetscCall(TdOptionsInitialize(comm));
   if (TdOptionsHelpRequested()) PetscCall((*PetscHelpPrintf)(comm, "%s", option_reference));
   PetscCall(ReadRunControl(comm, &rc));
@@ -454,9 +608,8 @@ int main(int argc, char **argv)
   PetscCall(TdSolverCreate(model, &solver));
   PetscCall(TdSolverSetFromOptions(solver));
   if (TdOptionsHelpRequested()) {
-    PetscCall(TdSolverDestroy(&solver));
-    PetscCall(TdModelDestroy(&model));
-    PetscCall(TdOptionsFinalize());
+    PetscCall(TdCheckpointFileClose(&cf));
+    PetscCall(Finish(&solver, &model));
     PetscCall(PetscFinalize());
     return 0;
   }
@@ -465,33 +618,51 @@ int main(int argc, char **argv)
   if (rc.dry_run) {
     /* the options are valid and the model builds: what tools/sweep asks before it starts runs */
     PetscCall(PetscPrintf(comm, "tribodyn: -dry_run: the options are valid and the model builds; nothing written\n"));
-    PetscCall(TdSolverDestroy(&solver));
-    PetscCall(TdModelDestroy(&model));
-    PetscCall(TdOptionsFinalize());
+    PetscCall(TdCheckpointFileClose(&cf));
+    PetscCall(Finish(&solver, &model));
     PetscCall(PetscFinalize());
     return 0;
   }
-
-  PetscCall(TdOutputCreate(comm, rc.output, &out));
+  if (cf) {
+    /* everything is read and checked before the file is opened for appending (which cuts its
+       series back to the checkpoint): a refused restart leaves the file as it was */
+    PetscInt n;
+    PetscCall(TdSolverCheckpointRestore(solver, cf, restart));
+    PetscCall(TdCheckpointFileGetReal(cf, "run", PETSC_TRUE, &n, &resume));
+    PetscCheck(n >= RS_N, comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint's run state has %" PetscInt_FMT " values, this version reads %d", restart, n, (int)RS_N);
+    PetscCall(TdCheckpointFileClose(&cf));
+    PetscCall(TdOutputOpenAppend(comm, rc.output, &out));
+  } else PetscCall(TdOutputCreate(comm, rc.output, &out));
+  PetscCall(TdOutputSetFlushInterval(out, rc.flush_interval));
   {
     char *all;
+    PetscCall(PetscOptionsClearValue(NULL, "-restart")); /* the file's options repeat its run */
     PetscCall(TdOptionsAllString(&all));
     PetscCall(TdOutputSetAttribute(out, "/", "options", all));
     PetscCall(PetscFree(all));
   }
   PetscCall(SetupOutput(model, out, &ids));
-  ierr = Run(solver, out, &rc, &ids);
+  /* SIGTERM (a scheduler's warning before it kills a job): checkpoint after the current step,
+     then exit with TD_EXIT_INTERRUPTED */
+  {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = OnSigterm;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+  }
+  ierr = Run(solver, out, &rc, &ids, resume, &interrupted);
   {
     /* a failed run keeps its completed records, marked as failed */
     char status[256] = "complete";
     if (ierr) PetscCall(PetscSNPrintf(status, sizeof status, "failed: error %d at t = %g s (see the run's error output)", (int)ierr, (double)solver->t));
+    else if (interrupted) PetscCall(PetscStrncpy(status, "interrupted", sizeof status));
     PetscCall(TdOutputClose(&out, status));
   }
+  PetscCall(PetscFree(resume));
   PetscCall(PetscFree(ids.body));
   PetscCall(PetscFree(ids.film));
-  PetscCall(TdSolverDestroy(&solver));
-  PetscCall(TdModelDestroy(&model));
-  PetscCall(TdOptionsFinalize());
+  PetscCall(Finish(&solver, &model));
   PetscCall(PetscFinalize());
-  return (int)ierr;
+  return ierr ? (int)ierr : (interrupted ? TD_EXIT_INTERRUPTED : 0);
 }

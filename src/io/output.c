@@ -28,67 +28,14 @@
   record, its nodal fields); record
   selections use the form ParaView's default (Xdmf3) readers understand, see TdXdmfRecord.
 */
-#include <tribodyn/output.h>
-#include <hdf5.h>
+#include "output_private.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <errno.h>
 
-#if !defined(PETSC_USE_REAL_DOUBLE)
-  #error "src/io/output.c writes PetscReal as IEEE double; tribodyn needs PETSc with real double scalars"
-#endif
 
-typedef enum {
-  TD_SERIES_USER, /* set by TdOutputSetSeries */
-  TD_SERIES_TIME, /* /time, set by TdOutputAppendRecord */
-  TD_SERIES_DIFF  /* row of series 'source' minus 'ref' (hex body displacement) */
-} TdSeriesKind;
-
-typedef struct {
-  char        *name;     /* absolute dataset path */
-  TdSeriesKind kind;
-  PetscInt     ncols;    /* values per record */
-  int          rank;     /* dataset rank: 1, 2 or 3 */
-  hsize_t      shape[3]; /* shape[0] is the record count (not stored); shape[1..rank-1] */
-  PetscInt     source;   /* TD_SERIES_DIFF */
-  PetscReal   *ref;      /* TD_SERIES_DIFF, rank 0: ncols values subtracted from the source row */
-  hid_t        dset;     /* rank 0 */
-  PetscReal   *row;      /* rank 0: the record being built */
-  PetscBool    isset;    /* set in the record being built */
-} TdSeries;
-
-typedef struct {
-  char    *name;
-  PetscInt series;
-  PetscInt ncomp; /* 1: scalar, 3: vector */
-} TdField;
-
-typedef struct {
-  char     *name;
-  PetscBool hex;      /* hexahedra (body) or quadrilaterals (surface) */
-  PetscInt  nnodes, ncells;
-  char     *cells;    /* connectivity dataset */
-  char     *nodes;    /* static node coordinates (surfaces), NULL for bodies */
-  PetscInt  position; /* position series (bodies, moving surfaces), -1 for static surfaces */
-  PetscInt  nfields, maxfields;
-  TdField  *fields;
-} TdGrid;
-
-struct _p_TdOutput {
-  MPI_Comm    comm;
-  PetscMPIInt rank;
-  char       *path;   /* the .h5 file */
-  char       *xdmf;   /* the .xdmf file beside it */
-  char       *h5name; /* basename of path, as the XDMF refers to it */
-  hid_t       file, lcpl;
-  PetscInt    nseries, maxseries;
-  TdSeries   *series;
-  PetscInt    ngrids, maxgrids;
-  TdGrid     *grids;
-  PetscInt    nrecords;
-};
 
 /* ---------------------------------------------------------------------------------------------
    HDF5 error reporting: automatic printing is off; a failed call becomes a PETSc error whose
@@ -107,7 +54,7 @@ static herr_t TdH5WalkCallback(unsigned n, const H5E_error2_t *err, void *ctx)
   return 0;
 }
 
-static void TdH5Describe(char msg[], size_t len)
+void TdH5Describe(char msg[], size_t len)
 {
   TdH5Message m;
 
@@ -118,22 +65,11 @@ static void TdH5Describe(char msg[], size_t len)
   (void)H5Eclear2(H5E_DEFAULT);
 }
 
-/* expr: an HDF5 call or assignment from one (negative on failure); then the printf-style
-   description of what was being done. */
-#define TdH5Check(expr, ...) \
-  do { \
-    if ((expr) < 0) { \
-      char td_h5_what_[PETSC_MAX_PATH_LEN + 512], td_h5_why_[1024]; \
-      TdH5Describe(td_h5_why_, sizeof(td_h5_why_)); \
-      PetscCall(PetscSNPrintf(td_h5_what_, sizeof(td_h5_what_), __VA_ARGS__)); \
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "%s (HDF5: %s)", td_h5_what_, td_h5_why_); \
-    } \
-  } while (0)
 
 /* ---------------------------------------------------------------------------------------------
    Rank 0 does the work, every rank learns its outcome.
    --------------------------------------------------------------------------------------------- */
-static PetscErrorCode TdOutputShare(TdOutput out, PetscErrorCode ierr)
+PetscErrorCode TdOutputShare(TdOutput out, PetscErrorCode ierr)
 {
   int code = (int)ierr;
 
@@ -144,19 +80,13 @@ static PetscErrorCode TdOutputShare(TdOutput out, PetscErrorCode ierr)
   SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 failed writing the output file %s; see its error message", out->path);
 }
 
-#define TdOutputRootCall(out, call) \
-  do { \
-    PetscErrorCode td_root_ierr_ = 0; \
-    if ((out)->rank == 0) td_root_ierr_ = (call); \
-    PetscCall(TdOutputShare((out), td_root_ierr_)); \
-  } while (0)
 
 /* ---------------------------------------------------------------------------------------------
    Small helpers (rank 0 unless said otherwise)
    --------------------------------------------------------------------------------------------- */
 
 /* Absolute dataset path (all ranks). */
-static PetscErrorCode TdAbsolutePath(const char name[], char buf[], size_t len)
+PetscErrorCode TdAbsolutePath(const char name[], char buf[], size_t len)
 {
   PetscFunctionBegin;
   PetscCheck(name && name[0] && strcmp(name, "/"), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "An output dataset needs a non-empty name such as /energy/kinetic");
@@ -165,7 +95,7 @@ static PetscErrorCode TdAbsolutePath(const char name[], char buf[], size_t len)
 }
 
 /* Does the object at path exist?  Walks the components, so a missing group is "no". */
-static PetscErrorCode TdH5Exists(TdOutput out, const char path[], PetscBool *exists)
+PetscErrorCode TdH5Exists(TdOutput out, const char path[], PetscBool *exists)
 {
   char   prefix[PETSC_MAX_PATH_LEN];
   size_t i, len = strlen(path);
@@ -257,6 +187,12 @@ static PetscErrorCode TdWriteStaticRoot(TdOutput out, const char path[], PetscIn
 
   PetscFunctionBegin;
   PetscCheck(count == 0 || values, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No values given on rank 0 for the output dataset %s", path);
+  if (out->append) {
+    /* a continued run: the static data are the first run's (the checkpoint checked the model) */
+    PetscBool exists;
+    PetscCall(TdH5Exists(out, path, &exists));
+    if (exists) PetscFunctionReturn(0);
+  }
   PetscCall(TdH5CheckNew(out, path));
   dims[0] = (hsize_t)nrows;
   dims[1] = (hsize_t)ncols;
@@ -292,22 +228,59 @@ static PetscErrorCode TdOutputWriteStatic(TdOutput out, const char dataset[], Pe
 /* ---------------------------------------------------------------------------------------------
    Series
    --------------------------------------------------------------------------------------------- */
-static PetscErrorCode TdSeriesCreateRoot(TdOutput out, const char path[], int rank, const hsize_t shape[], hid_t *dset)
+/* An appended file's series: opened, its shape checked, and cut back to the records of its
+   clock that the restart keeps (later ones belong to the run after the checkpoint). */
+static PetscErrorCode TdSeriesReopenRoot(TdOutput out, const char path[], int rank, const hsize_t shape[], int clock, hid_t *dset)
+{
+  hid_t   space;
+  hsize_t dims[3];
+  int     r;
+
+  PetscFunctionBegin;
+  TdH5Check(*dset = H5Dopen2(out->file, path, H5P_DEFAULT), "Cannot open the series %s in %s", path, out->path);
+  TdH5Check(space = H5Dget_space(*dset), "Cannot get the dataspace of %s", path);
+  TdH5Check(r = H5Sget_simple_extent_ndims(space), "Cannot get the rank of %s", path);
+  PetscCheck(r == rank, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "The series %s in %s has %d dimensions, this run writes %d: the file was written by another model", path, out->path, r, rank);
+  TdH5Check(H5Sget_simple_extent_dims(space, dims, NULL), "Cannot get the shape of %s", path);
+  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  for (int d = 1; d < rank; d++)
+    PetscCheck(dims[d] == shape[d], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "The series %s in %s has %llu values in dimension %d, this run writes %llu: the file was written by another model", path, out->path, (unsigned long long)dims[d], d, (unsigned long long)shape[d]);
+  dims[0] = (hsize_t)out->nrec[clock];
+  TdH5Check(H5Dset_extent(*dset, dims), "Cannot cut the series %s in %s back to %llu records", path, out->path, (unsigned long long)dims[0]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdSeriesCreateRoot(TdOutput out, const char path[], int rank, const hsize_t shape[], int clock, hid_t *dset)
 {
   hsize_t      dims[3], maxdims[3], chunk[3], ncols = 1;
   hid_t        space, dcpl;
   const double nan = NAN;
 
   PetscFunctionBegin;
+  if (out->append) {
+    PetscBool exists;
+    PetscCall(TdH5Exists(out, path, &exists));
+    if (exists) {
+      PetscCall(TdSeriesReopenRoot(out, path, rank, shape, clock, dset));
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(TdH5CheckNew(out, path));
   for (int d = 1; d < rank; d++) ncols *= shape[d];
-  dims[0]    = (hsize_t)out->nrecords; /* records so far, read as NaN (the fill value) */
+  dims[0]    = (hsize_t)out->nrec[clock]; /* records so far, read as NaN (the fill value) */
   maxdims[0] = H5S_UNLIMITED;
-  chunk[0]   = PetscMax(1, PetscMin(1024, 8192 / ncols)); /* about 64 KiB chunks */
+  /* about 64 KiB chunks: a record series holds up to 1024 records per chunk, a field series
+     (a value per node) one or a few */
+  chunk[0] = PetscMax(1, PetscMin(1024, 8192 / ncols));
   for (int d = 1; d < rank; d++) dims[d] = maxdims[d] = chunk[d] = shape[d];
   TdH5Check(space = H5Screate_simple(rank, dims, maxdims), "Cannot make the dataspace of the series %s", path);
   TdH5Check(dcpl = H5Pcreate(H5P_DATASET_CREATE), "Cannot make a dataset creation property list");
   TdH5Check(H5Pset_chunk(dcpl, rank, chunk), "Cannot set the chunks of the series %s", path);
+  if (out->deflate > 0) {
+    /* byte shuffle, then deflate: the exponent bytes of neighbouring doubles are alike */
+    TdH5Check(H5Pset_shuffle(dcpl), "Cannot set the shuffle filter of the series %s", path);
+    TdH5Check(H5Pset_deflate(dcpl, (unsigned)out->deflate), "Cannot set the deflate filter of the series %s", path);
+  }
   TdH5Check(H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan), "Cannot set the fill value of the series %s", path);
   TdH5Check(*dset = H5Dcreate2(out->file, path, H5T_IEEE_F64LE, space, out->lcpl, dcpl, H5P_DEFAULT), "Cannot create the series %s in %s", path, out->path);
   TdH5Check(H5Pclose(dcpl), "Cannot close a property list");
@@ -316,7 +289,7 @@ static PetscErrorCode TdSeriesCreateRoot(TdOutput out, const char path[], int ra
 }
 
 /* All ranks: creates the dataset (rank 0) and records the series; shape[1..rank-1]. */
-static PetscErrorCode TdOutputNewSeries(TdOutput out, const char dataset[], int rank, const hsize_t shape[], TdSeriesKind kind, PetscInt *id)
+static PetscErrorCode TdOutputNewSeries(TdOutput out, const char dataset[], int rank, const hsize_t shape[], int clock, TdSeriesKind kind, PetscInt *id)
 {
   char      path[PETSC_MAX_PATH_LEN];
   hid_t     dset = H5I_INVALID_HID;
@@ -326,7 +299,7 @@ static PetscErrorCode TdOutputNewSeries(TdOutput out, const char dataset[], int 
   PetscFunctionBegin;
   PetscCall(TdAbsolutePath(dataset, path, sizeof(path)));
   for (int d = 1; d < rank; d++) ncols *= (PetscInt)shape[d];
-  TdOutputRootCall(out, TdSeriesCreateRoot(out, path, rank, shape, &dset));
+  TdOutputRootCall(out, TdSeriesCreateRoot(out, path, rank, shape, clock, &dset));
   if (out->nseries == out->maxseries) {
     TdSeries *more;
     PetscInt  max = 2 * out->maxseries + 8;
@@ -341,6 +314,7 @@ static PetscErrorCode TdOutputNewSeries(TdOutput out, const char dataset[], int 
   PetscCall(PetscMemzero(s, sizeof(*s)));
   PetscCall(PetscStrallocpy(path, &s->name));
   s->kind  = kind;
+  s->clock = clock;
   s->ncols = ncols;
   s->rank  = rank;
   for (int d = 1; d < rank; d++) s->shape[d] = shape[d];
@@ -375,13 +349,16 @@ static PetscErrorCode TdSeriesWriteRowRoot(TdOutput out, TdSeries *s, hsize_t k)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TdAppendRecordRoot(TdOutput out, PetscReal t)
+static PetscErrorCode TdAppendRecordRoot(TdOutput out, int clock, PetscReal t)
 {
+  PetscLogDouble now;
+
   PetscFunctionBegin;
-  out->series[0].row[0] = t;
+  out->series[clock].row[0] = t; /* /time, /field_time */
   for (PetscInt i = 0; i < out->nseries; i++) {
     TdSeries *s = &out->series[i];
 
+    if (s->clock != clock) continue;
     if (s->kind == TD_SERIES_DIFF) {
       const TdSeries *src = &out->series[s->source];
 
@@ -390,9 +367,23 @@ static PetscErrorCode TdAppendRecordRoot(TdOutput out, PetscReal t)
       else TdSetNaN(s->row, s->ncols);
     }
   }
-  for (PetscInt i = 0; i < out->nseries; i++) PetscCall(TdSeriesWriteRowRoot(out, &out->series[i], (hsize_t)out->nrecords));
-  TdH5Check(H5Fflush(out->file, H5F_SCOPE_LOCAL), "Cannot flush %s after record %" PetscInt_FMT " (disk full?)", out->path, out->nrecords);
-  for (PetscInt i = 0; i < out->nseries; i++) TdSetNaN(out->series[i].row, out->series[i].ncols);
+  for (PetscInt i = 0; i < out->nseries; i++)
+    if (out->series[i].clock == clock) PetscCall(TdSeriesWriteRowRoot(out, &out->series[i], (hsize_t)out->nrec[clock]));
+  /* Flushing writes every series' last chunk again (compressed); flushing every record made
+     the file and the output time grow with rewritten chunks, so records are flushed in batches
+     (a killed run keeps the records up to the last flush; a field record always flushes) */
+  PetscCall(PetscTime(&now));
+  if (clock == TD_FIELD_RECORDS || now - out->last_flush >= out->flush_interval) PetscCall(TdOutputFlushFileRoot(out));
+  for (PetscInt i = 0; i < out->nseries; i++)
+    if (out->series[i].clock == clock) TdSetNaN(out->series[i].row, out->series[i].ncols);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputFlushFileRoot(TdOutput out)
+{
+  PetscFunctionBegin;
+  TdH5Check(H5Fflush(out->file, H5F_SCOPE_LOCAL), "Cannot flush %s after %" PetscInt_FMT " records (disk full?)", out->path, out->nrec[TD_RECORDS]);
+  PetscCall(PetscTime(&out->last_flush));
   PetscFunctionReturn(0);
 }
 
@@ -460,7 +451,7 @@ static void TdXdmfRecord(FILE *fp, TdOutput out, const char ind[], const TdSerie
   for (d = 1; d < s->rank; d++) fprintf(fp, " 1");
   fprintf(fp, ":1"); /* count */
   for (d = 1; d < s->rank; d++) fprintf(fp, " %llu", (unsigned long long)s->shape[d]);
-  fprintf(fp, ":%llu", (unsigned long long)out->nrecords); /* dataspace */
+  fprintf(fp, ":%llu", (unsigned long long)out->nrec[s->clock]); /* dataspace */
   for (d = 1; d < s->rank; d++) fprintf(fp, " %llu", (unsigned long long)s->shape[d]);
   fprintf(fp, "</DataItem>\n");
 }
@@ -501,22 +492,22 @@ static PetscErrorCode TdWriteXdmfRoot(TdOutput out)
   char       tmp[PETSC_MAX_PATH_LEN + 8];
   FILE      *fp;
   PetscReal *t      = NULL;
-  hsize_t    n      = (hsize_t)out->nrecords;
+  hsize_t    n      = (hsize_t)out->nrec[TD_FIELD_RECORDS];
   PetscInt   ngrids = 0;
   int        bad;
 
   PetscFunctionBegin;
   for (PetscInt g = 0; g < out->ngrids; g++)
     if (out->grids[g].ncells > 0) ngrids++;
-  if (n && ngrids) { /* the record times, read back rather than kept */
+  if (n && ngrids) { /* the field record times (/field_time), read back rather than kept */
     hid_t   fspace, mspace;
     hsize_t start = 0;
 
     PetscCall(PetscMalloc1(n, &t));
-    TdH5Check(fspace = H5Dget_space(out->series[0].dset), "Cannot get the dataspace of /time");
-    TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &n, NULL), "Cannot select the records of /time");
+    TdH5Check(fspace = H5Dget_space(out->series[TD_FIELD_RECORDS].dset), "Cannot get the dataspace of /field_time");
+    TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &n, NULL), "Cannot select the records of /field_time");
     TdH5Check(mspace = H5Screate_simple(1, &n, NULL), "Cannot make a dataspace");
-    TdH5Check(H5Dread(out->series[0].dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, t), "Cannot read /time back from %s", out->path);
+    TdH5Check(H5Dread(out->series[TD_FIELD_RECORDS].dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, t), "Cannot read /field_time back from %s", out->path);
     TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
     TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
   }
@@ -562,6 +553,7 @@ static PetscErrorCode TdFlushRoot(TdOutput out)
 /* ---------------------------------------------------------------------------------------------
    Creation and destruction
    --------------------------------------------------------------------------------------------- */
+/* Rank 0: creates (truncates) the file, or opens it for appending (a restart, out->append). */
 static PetscErrorCode TdCreateRoot(TdOutput out)
 {
   hid_t fapl, file;
@@ -575,19 +567,23 @@ static PetscErrorCode TdCreateRoot(TdOutput out)
      HDF5_USE_FILE_LOCKING=FALSE), but still work on file systems without locking */
   TdH5Check(H5Pset_file_locking(fapl, 1, 1), "Cannot set file locking");
 #endif
-  file = H5Fcreate(out->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (out->append) file = H5Fopen(out->path, H5F_ACC_RDWR, fapl);
+  else file = H5Fcreate(out->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (file < 0) {
     char why[1024];
 
     TdH5Describe(why, sizeof(why));
     (void)H5Pclose(fapl);
+    if (out->append) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s to continue its run (-restart): check that it exists, is a tribodyn result file, is writable and that no other program has it open (HDF5: %s)", out->path, why);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create the output file %s: check that its directory exists and is writable and that no other program has the file open, or choose another path with -output (HDF5: %s)", out->path, why);
   }
   out->file = file;
   TdH5Check(H5Pclose(fapl), "Cannot close a property list");
   TdH5Check(out->lcpl = H5Pcreate(H5P_LINK_CREATE), "Cannot make a link creation property list");
   TdH5Check(H5Pset_create_intermediate_group(out->lcpl, 1), "Cannot ask for intermediate groups");
+  if (out->append) PetscCall(TdOutputCheckpointFindRoot(out)); /* the record counts to keep */
   PetscCall(TdSetAttributeRoot(out, "/", "status", "running"));
+  PetscCall(PetscTime(&out->last_flush));
   PetscFunctionReturn(0);
 }
 
@@ -657,7 +653,7 @@ static PetscErrorCode TdOutputFree(TdOutput *out)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdOutputCreate(MPI_Comm comm, const char path[], TdOutput *out)
+static PetscErrorCode TdOutputStart(MPI_Comm comm, const char path[], PetscBool append, TdOutput *out)
 {
   TdOutput       o;
   size_t         len;
@@ -670,8 +666,11 @@ PetscErrorCode TdOutputCreate(MPI_Comm comm, const char path[], TdOutput *out)
   *out = NULL;
   PetscCheck(path && path[0], comm, PETSC_ERR_ARG_WRONG, "TdOutputCreate needs a file name (-output FILE.h5)");
   PetscCall(PetscNew(&o));
-  o->comm = comm;
-  o->file = o->lcpl = H5I_INVALID_HID;
+  o->comm            = comm;
+  o->file            = o->lcpl = H5I_INVALID_HID;
+  o->append          = append;
+  o->deflate         = 4;
+  o->checkpoint_slot = -1;
   PetscCallMPI(MPI_Comm_rank(comm, &o->rank));
   PetscCall(PetscStrallocpy(path, &o->path));
   len = strlen(path);
@@ -689,16 +688,35 @@ PetscErrorCode TdOutputCreate(MPI_Comm comm, const char path[], TdOutput *out)
   if (code) {
     if (o->rank == 0) (void)TdCloseHandlesRoot(o);
     PetscCall(TdOutputFree(&o));
-    if (!ierr) SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 could not create the output file %s: check that its directory exists and is writable, or choose another path with -output", path);
+    if (!ierr) SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 could not %s the output file %s: see its error message", append ? "open" : "create", path);
     PetscCall(ierr);
   }
+  /* every rank: the record counts (an appended file's, from its checkpoint) */
+  PetscCallMPI(MPI_Bcast(o->nrec, TD_NCLOCKS, MPIU_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(&o->checkpoint_slot, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(&o->checkpoint_t, 1, MPIU_REAL, 0, comm));
   {
     hsize_t none[3] = {0, 0, 0};
 
-    PetscCall(TdOutputNewSeries(o, "/time", 1, none, TD_SERIES_TIME, NULL));
+    PetscCall(TdOutputNewSeries(o, "/time", 1, none, TD_RECORDS, TD_SERIES_TIME, NULL));
+    PetscCall(TdOutputNewSeries(o, "/field_time", 1, none, TD_FIELD_RECORDS, TD_SERIES_TIME, NULL));
   }
   TdOutputRootCall(o, TdWriteXdmfRoot(o));
   *out = o;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputCreate(MPI_Comm comm, const char path[], TdOutput *out)
+{
+  PetscFunctionBegin;
+  PetscCall(TdOutputStart(comm, path, PETSC_FALSE, out));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputOpenAppend(MPI_Comm comm, const char path[], TdOutput *out)
+{
+  PetscFunctionBegin;
+  PetscCall(TdOutputStart(comm, path, PETSC_TRUE, out));
   PetscFunctionReturn(0);
 }
 
@@ -751,7 +769,7 @@ PetscErrorCode TdOutputAddSeries(TdOutput out, const char dataset[], PetscInt nc
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddSeries: no output object (TdOutputCreate first)");
   PetscCheck(id, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddSeries needs a place for the series id");
   PetscCheck(ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output series %s: %" PetscInt_FMT " columns; a series needs at least one", dataset ? dataset : "(null)", ncols);
-  PetscCall(TdOutputNewSeries(out, dataset, ncols == 1 ? 1 : 2, shape, TD_SERIES_USER, id));
+  PetscCall(TdOutputNewSeries(out, dataset, ncols == 1 ? 1 : 2, shape, TD_RECORDS, TD_SERIES_USER, id));
   PetscFunctionReturn(0);
 }
 
@@ -772,13 +790,57 @@ PetscErrorCode TdOutputSetSeries(TdOutput out, PetscInt id, const PetscReal valu
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TdOutputAddFieldSeries(TdOutput out, const char dataset[], PetscInt ncols, PetscInt *id)
+{
+  hsize_t shape[3] = {0, (hsize_t)ncols, 0};
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddFieldSeries: no output object (TdOutputCreate first)");
+  PetscCheck(id, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAddFieldSeries needs a place for the series id");
+  PetscCheck(ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output field series %s: %" PetscInt_FMT " columns; a series needs at least one", dataset ? dataset : "(null)", ncols);
+  PetscCall(TdOutputNewSeries(out, dataset, ncols == 1 ? 1 : 2, shape, TD_FIELD_RECORDS, TD_SERIES_USER, id));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdOutputAppend(TdOutput out, int clock, PetscReal t)
+{
+  PetscFunctionBegin;
+  TdOutputRootCall(out, TdAppendRecordRoot(out, clock, t));
+  out->nrec[clock]++;
+  for (PetscInt i = 0; i < out->nseries; i++)
+    if (out->series[i].clock == clock) out->series[i].isset = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdOutputAppendRecord(TdOutput out, PetscReal t)
 {
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAppendRecord: no output object (TdOutputCreate first)");
-  TdOutputRootCall(out, TdAppendRecordRoot(out, t));
-  out->nrecords++;
-  for (PetscInt i = 0; i < out->nseries; i++) out->series[i].isset = PETSC_FALSE;
+  PetscCall(TdOutputAppend(out, TD_RECORDS, t));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputAppendFieldRecord(TdOutput out, PetscReal t)
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputAppendFieldRecord: no output object (TdOutputCreate first)");
+  PetscCall(TdOutputAppend(out, TD_FIELD_RECORDS, t));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputGetRecordCounts(TdOutput out, PetscInt *nrecords, PetscInt *nfield_records)
+{
+  PetscFunctionBegin;
+  if (nrecords) *nrecords = out->nrec[TD_RECORDS];
+  if (nfield_records) *nfield_records = out->nrec[TD_FIELD_RECORDS];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputSetFlushInterval(TdOutput out, PetscReal seconds)
+{
+  PetscFunctionBegin;
+  PetscCheck(seconds >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The flush interval of an output file is a wall time >= 0 s (0: every record), not %g", (double)seconds);
+  out->flush_interval = seconds;
   PetscFunctionReturn(0);
 }
 
@@ -909,9 +971,9 @@ PetscErrorCode TdOutputAddHexBody(TdOutput out, const char name[], PetscInt nnod
   shape[1] = (hsize_t)nnodes;
   shape[2] = 3;
   PetscCall(PetscSNPrintf(path, sizeof(path), "/bodies/%s/position", name));
-  PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_SERIES_USER, position_series));
+  PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_FIELD_RECORDS, TD_SERIES_USER, position_series));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/bodies/%s/displacement", name));
-  PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_SERIES_DIFF, &disp));
+  PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_FIELD_RECORDS, TD_SERIES_DIFF, &disp));
   out->series[disp].source = *position_series;
   if (out->rank == 0) {
     PetscCall(PetscMalloc1(3 * nnodes, &out->series[disp].ref));
@@ -942,7 +1004,7 @@ PetscErrorCode TdOutputAddQuadSurface(TdOutput out, const char name[], PetscInt 
     char    path[PETSC_MAX_PATH_LEN];
     hsize_t shape[3] = {0, (hsize_t)nnodes, 3};
     PetscCall(PetscSNPrintf(path, sizeof(path), "/films/%s/position", name));
-    PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_SERIES_USER, &position));
+    PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_FIELD_RECORDS, TD_SERIES_USER, &position));
     *position_series = position;
   }
   PetscCall(TdOutputNewGrid(out, name, PETSC_FALSE, nnodes, nquads, quadpath, nodepath, position, &g));
@@ -962,6 +1024,7 @@ PetscErrorCode TdOutputAddSurfaceField(TdOutput out, const char surface[], const
     if (!strcmp(out->grids[i].name, surface)) g = &out->grids[i];
   PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output field %s: there is no surface or body named %s (add it with TdOutputAddQuadSurface first)", field, surface);
   PetscCheck(series >= 0 && series < out->nseries, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output field %s of %s: series id %" PetscInt_FMT " does not exist", field, surface, series);
+  PetscCheck(out->series[series].clock == TD_FIELD_RECORDS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output field %s of %s: the series %s is a record series; a nodal field shown in the XDMF is a field series (TdOutputAddFieldSeries)", field, surface, out->series[series].name);
   ncols = out->series[series].ncols;
   PetscCheck(ncols == g->nnodes || ncols == 3 * g->nnodes, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "Output field %s of %s: the series %s has %" PetscInt_FMT " values per record, but a nodal field needs %" PetscInt_FMT " (scalar) or %" PetscInt_FMT " (vector)", field, surface, out->series[series].name, ncols, g->nnodes, 3 * g->nnodes);

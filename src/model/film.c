@@ -477,6 +477,47 @@ static PetscErrorCode MergeKeys(const PetscInt64 a[], PetscInt na, const PetscIn
   faces every few steps, and each new pair meant a new pattern and a new LU analysis; with the
   pairs ahead already in place the pattern lasts for the look-ahead time.
 */
+/* The pattern becomes the sorted unique keys qq, qp (taken over), with the blocks' offsets. */
+static PetscErrorCode InstallCouplingKeys(TdModel m, PetscInt nqq, PetscInt64 *qq, PetscInt nqp, PetscInt64 *qp)
+{
+  PetscInt idx[ANCF3843_NDOF];
+  PetscFunctionBegin;
+  PetscCall(PetscFree(m->coupling_qq));
+  PetscCall(PetscFree(m->coupling_qp));
+  PetscCall(PetscFree(m->coupling_qq_offset));
+  PetscCall(PetscFree(m->coupling_qp_offset));
+  m->coupling_qq  = qq;
+  m->coupling_qp  = qp;
+  m->ncoupling_qq = nqq;
+  m->ncoupling_qp = nqp;
+  PetscCall(PetscMalloc1(nqq + 1, &m->coupling_qq_offset));
+  PetscCall(PetscMalloc1(nqp + 1, &m->coupling_qp_offset));
+  m->coupling_qq_offset[0] = m->coupling_qp_offset[0] = 0;
+  for (PetscInt c = 0; c < nqq; c++) {
+    const PetscInt fa = (PetscInt)(qq[c] >> 32), fb = (PetscInt)(qq[c] & 0xffffffff);
+    m->coupling_qq_offset[c + 1] = m->coupling_qq_offset[c] + (PetscCount)FaceActive(m, fa / 8, fa % 8, idx) * FaceActive(m, fb / 8, fb % 8, idx);
+  }
+  for (PetscInt c = 0; c < nqp; c++) {
+    const PetscInt fa = (PetscInt)(qp[c] >> 32);
+    m->coupling_qp_offset[c + 1] = m->coupling_qp_offset[c] + FaceActive(m, fa / 8, fa % 8, idx);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdFilmsCouplingSet(TdModel m, PetscInt nqq, const PetscInt64 qq[], PetscInt nqp, const PetscInt64 qp[])
+{
+  PetscInt64 *cq, *cp;
+  PetscFunctionBegin;
+  for (PetscInt c = 1; c < nqq; c++) PetscCheck(qq[c] > qq[c - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "TdFilmsCouplingSet: the face-pair keys must be sorted and unique");
+  for (PetscInt c = 1; c < nqp; c++) PetscCheck(qp[c] > qp[c - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "TdFilmsCouplingSet: the face-pressure keys must be sorted and unique");
+  PetscCall(PetscMalloc1(PetscMax(nqq, 1), &cq));
+  PetscCall(PetscMalloc1(PetscMax(nqp, 1), &cp));
+  if (nqq) PetscCall(PetscArraycpy(cq, qq, nqq));
+  if (nqp) PetscCall(PetscArraycpy(cp, qp, nqp));
+  PetscCall(InstallCouplingKeys(m, nqq, cq, nqp, cp));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], PetscBool *changed, PetscBool *valid)
 {
   PetscInt64 *qq = NULL, *qp = NULL;
@@ -610,28 +651,8 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
       }
     }
   }
-  if (*changed) {
-    PetscInt idx[ANCF3843_NDOF];
-    PetscCall(PetscFree(m->coupling_qq));
-    PetscCall(PetscFree(m->coupling_qp));
-    PetscCall(PetscFree(m->coupling_qq_offset));
-    PetscCall(PetscFree(m->coupling_qp_offset));
-    m->coupling_qq  = qq;
-    m->coupling_qp  = qp;
-    m->ncoupling_qq = nqq;
-    m->ncoupling_qp = nqp;
-    PetscCall(PetscMalloc1(nqq + 1, &m->coupling_qq_offset));
-    PetscCall(PetscMalloc1(nqp + 1, &m->coupling_qp_offset));
-    m->coupling_qq_offset[0] = m->coupling_qp_offset[0] = 0;
-    for (PetscInt c = 0; c < nqq; c++) {
-      const PetscInt fa = (PetscInt)(qq[c] >> 32), fb = (PetscInt)(qq[c] & 0xffffffff);
-      m->coupling_qq_offset[c + 1] = m->coupling_qq_offset[c] + (PetscCount)FaceActive(m, fa / 8, fa % 8, idx) * FaceActive(m, fb / 8, fb % 8, idx);
-    }
-    for (PetscInt c = 0; c < nqp; c++) {
-      const PetscInt fa = (PetscInt)(qp[c] >> 32);
-      m->coupling_qp_offset[c + 1] = m->coupling_qp_offset[c] + FaceActive(m, fa / 8, fa % 8, idx);
-    }
-  } else {
+  if (*changed) PetscCall(InstallCouplingKeys(m, nqq, qq, nqp, qp));
+  else {
     PetscCall(PetscFree(qq));
     PetscCall(PetscFree(qp));
   }

@@ -12,6 +12,7 @@
   constraint blocks s Phi_q.
 */
 #include <tribodyn/solver.h>
+#include "solver_private.h"
 #include <tribodyn/options.h>
 #include <tribodyn/mumps_single.h>
 #include <petsc/private/petscimpl.h>
@@ -33,7 +34,7 @@ static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
 /* The Jacobian with its COO pattern: element blocks of this rank, the film blocks of this rank's
    quads, then (rank 0) one diagonal entry per cavitating film row and the constraint blocks.
    Rebuilt when the film-body coupling pattern changes. */
-static PetscErrorCode BuildJacobian(TdSolver s)
+PetscErrorCode TdSolverBuildJacobian(TdSolver s)
 {
   TdModel     model = s->model;
   PetscMPIInt rank;
@@ -131,6 +132,27 @@ static PetscErrorCode BuildJacobian(TdSolver s)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[])
+{
+  KSP ksp;
+  PC  pc;
+  PetscFunctionBegin;
+  PetscCall(PetscArraycpy(s->coo_v, v, s->ncoo));
+  if (s->coo_map.jmap) PetscCall(TdCOOMapSetValues(s->J, &s->coo_map, s->coo_v));
+  else PetscCall(MatSetValuesCOO(s->J, s->coo_v, INSERT_VALUES));
+  if (s->npc_coo_v != s->ncoo) {
+    PetscCall(PetscFree(s->pc_coo_v));
+    PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->pc_coo_v));
+    s->npc_coo_v = s->ncoo;
+  }
+  PetscCall(PetscArraycpy(s->pc_coo_v, v, s->ncoo));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPSetOperators(ksp, s->J, s->J));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetUp(pc));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 {
   TdSolver    s;
@@ -211,7 +233,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     for (PetscInt k = 0, i = 0; k < s->N; k++)
       if (s->ncp_shift[k] > PETSC_NINFINITY) s->ncp_rows[i++] = k;
   }
-  PetscCall(BuildJacobian(s));
+  PetscCall(TdSolverBuildJacobian(s));
   PetscCall(SNESCreate(s->comm, &s->snes));
   PetscCall(SNESSetFunction(s->snes, s->R, TdSolverResidual, s));
   PetscCall(SNESSetJacobian(s->snes, s->J, s->J, TdSolverJacobian, s));
@@ -413,6 +435,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(VecDestroy(&s->Rseq));
   PetscCall(VecScatterDestroy(&s->toall));
   PetscCall(PetscFree(s->coo_v));
+  PetscCall(PetscFree(s->pc_coo_v));
   PetscCall(PetscFree(s->q));
   PetscCall(PetscFree(s->v));
   PetscCall(PetscFree(s->a));
@@ -801,7 +824,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     PetscCall(PetscLogEventEnd(TD_FilmPattern, 0, 0, 0, 0));
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, s->comm));
     if (changed) {
-      PetscCall(BuildJacobian(s));
+      PetscCall(TdSolverBuildJacobian(s));
       s->pattern_rebuilds++;
       PetscCall(TdSolverJacobian(snes, U, J, P, ctx));
       PetscFunctionReturn(0);
@@ -823,13 +846,29 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       KSPConvergedReason kreason;
       PetscCall(KSPGetIterationNumber(ksp, &lits));
       PetscCall(KSPGetConvergedReason(ksp, &kreason));
+      if (s->restored_ksp) {
+        /* the first Jacobian after a restart: the last Krylov solve was the checkpointed run's */
+        lits    = s->restored_lits;
+        kreason = (KSPConvergedReason)s->restored_kreason;
+      }
       reuse = lits <= s->refactor_its && kreason >= 0 ? PETSC_TRUE : PETSC_FALSE;
     }
+    s->restored_ksp = PETSC_FALSE;
     if (!reuse) {
       s->pc_ready = PETSC_TRUE;
       s->pc_mode  = s->mode;
       s->pc_dt    = s->jacobian_dt;
       s->factorizations++;
+      /* the values of the factored matrix, for a checkpoint: a restart factors the same matrix
+         and so continues on the same Newton-Krylov path (src/solver/checkpoint.c) */
+      if (P == s->J && s->coo_v) {
+        if (s->npc_coo_v != s->ncoo) {
+          PetscCall(PetscFree(s->pc_coo_v));
+          PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->pc_coo_v));
+          s->npc_coo_v = s->ncoo;
+        }
+        PetscCall(PetscArraycpy(s->pc_coo_v, s->coo_v, s->ncoo));
+      }
     }
     /* SNES sets the KSP's reuse flag from its preconditioner lag after this callback:
        -1 keeps the factorisation, -2 factors once (then -1) */

@@ -1,0 +1,384 @@
+/*
+  The /checkpoint group of a result file (include/tribodyn/output.h): named arrays of doubles
+  and 64-bit integers that a restart reads back (src/solver/checkpoint.c decides what they are).
+
+  Written atomically in the sense of issue 12: a kill during a checkpoint leaves the previous one
+  valid.  There are two slots, /checkpoint/slot0 and /checkpoint/slot1; a checkpoint is written
+  into the slot that does not hold the valid one, the file is flushed (the records written so
+  far with it), and only then is the small dataset /checkpoint/valid overwritten:
+      [slot, t, records, field records]   (doubles)
+  one 32-byte write into a dataset whose space was allocated when it was made, followed by a
+  flush.  A kill before that write leaves /checkpoint/valid naming the previous slot, which the
+  new checkpoint did not touch.  The record counts are those the checkpoint's state belongs to;
+  a restart cuts every series back to them.
+
+  Rank 0 does every HDF5 call; values given on other ranks are ignored, and what is read is
+  broadcast to every rank.
+*/
+#include "output_private.h"
+#include <string.h>
+
+#define TD_CHECKPOINT_VALID "/checkpoint/valid"
+
+/* ---------------------------------------------------------------------------------------------
+   Writing (through the run's TdOutput)
+   --------------------------------------------------------------------------------------------- */
+PetscErrorCode TdOutputCheckpointBegin(TdOutput out)
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputCheckpointBegin: no output object");
+  PetscCheck(!out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointBegin: a checkpoint is already being written (call TdOutputCheckpointEnd)");
+  out->checkpoint_open = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+static int TdCheckpointWriteSlot(TdOutput out) { return out->checkpoint_slot == 0 ? 1 : 0; }
+
+static PetscErrorCode TdCheckpointPutRoot(TdOutput out, const char name[], PetscInt n, PetscBool isint, const void *values)
+{
+  char      path[PETSC_MAX_PATH_LEN];
+  PetscBool exists;
+  hid_t     dset, ftype = isint ? H5T_STD_I64LE : H5T_IEEE_F64LE, mtype = isint ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+  hsize_t   dims = (hsize_t)n;
+
+  PetscFunctionBegin;
+  PetscCheck(n == 0 || values, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No values given on rank 0 for the checkpoint array %s", name);
+  PetscCall(PetscSNPrintf(path, sizeof(path), "/checkpoint/slot%d/%s", TdCheckpointWriteSlot(out), name));
+  PetscCall(TdH5Exists(out, path, &exists));
+  if (exists) {
+    hid_t dtype;
+    htri_t same;
+    TdH5Check(dset = H5Dopen2(out->file, path, H5P_DEFAULT), "Cannot open the checkpoint array %s in %s", path, out->path);
+    TdH5Check(dtype = H5Dget_type(dset), "Cannot get the type of %s", path);
+    TdH5Check(same = H5Tequal(dtype, ftype), "Cannot compare the type of %s", path);
+    TdH5Check(H5Tclose(dtype), "Cannot close a datatype");
+    PetscCheck(same > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "The checkpoint array %s in %s has another type than this run writes; was the file written by another version of tribodyn?", path, out->path);
+    TdH5Check(H5Dset_extent(dset, &dims), "Cannot resize the checkpoint array %s in %s to %llu values", path, out->path, (unsigned long long)dims);
+  } else {
+    hsize_t maxdims = H5S_UNLIMITED, chunk = (hsize_t)PetscMax(1, PetscMin(n, 65536));
+    hid_t   space, dcpl;
+    TdH5Check(space = H5Screate_simple(1, &dims, &maxdims), "Cannot make the dataspace of %s", path);
+    TdH5Check(dcpl = H5Pcreate(H5P_DATASET_CREATE), "Cannot make a dataset creation property list");
+    TdH5Check(H5Pset_chunk(dcpl, 1, &chunk), "Cannot set the chunks of %s", path);
+    if (out->deflate > 0) {
+      /* a fast level: a checkpoint is written often and read once */
+      TdH5Check(H5Pset_shuffle(dcpl), "Cannot set the shuffle filter of %s", path);
+      TdH5Check(H5Pset_deflate(dcpl, 1), "Cannot set the deflate filter of %s", path);
+    }
+    TdH5Check(dset = H5Dcreate2(out->file, path, ftype, space, out->lcpl, dcpl, H5P_DEFAULT), "Cannot create the checkpoint array %s in %s", path, out->path);
+    TdH5Check(H5Pclose(dcpl), "Cannot close a property list");
+    TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  }
+  if (n) TdH5Check(H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), "Cannot write the checkpoint array %s in %s (disk full?)", path, out->path);
+  TdH5Check(H5Dclose(dset), "Cannot close %s", path);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputCheckpointPutReal(TdOutput out, const char name[], PetscInt n, const PetscReal values[])
+{
+  PetscFunctionBegin;
+  PetscCheck(out && out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointPutReal(%s): call TdOutputCheckpointBegin first", name);
+  TdOutputRootCall(out, TdCheckpointPutRoot(out, name, n, PETSC_FALSE, values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputCheckpointPutInt(TdOutput out, const char name[], PetscInt n, const PetscInt64 values[])
+{
+  PetscFunctionBegin;
+  PetscCheck(out && out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointPutInt(%s): call TdOutputCheckpointBegin first", name);
+  TdOutputRootCall(out, TdCheckpointPutRoot(out, name, n, PETSC_TRUE, values));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdCheckpointCommitRoot(TdOutput out, PetscReal t)
+{
+  double    valid[4];
+  PetscBool exists;
+  hid_t     dset;
+  int       slot = TdCheckpointWriteSlot(out);
+
+  PetscFunctionBegin;
+  /* the slot's arrays and the records they belong to reach the disk first */
+  PetscCall(TdOutputFlushFileRoot(out));
+  PetscCall(TdH5Exists(out, TD_CHECKPOINT_VALID, &exists));
+  if (exists) TdH5Check(dset = H5Dopen2(out->file, TD_CHECKPOINT_VALID, H5P_DEFAULT), "Cannot open %s in %s", TD_CHECKPOINT_VALID, out->path);
+  else {
+    hsize_t dims = 4;
+    hid_t   space, dcpl;
+    TdH5Check(space = H5Screate_simple(1, &dims, NULL), "Cannot make a dataspace");
+    TdH5Check(dcpl = H5Pcreate(H5P_DATASET_CREATE), "Cannot make a dataset creation property list");
+    TdH5Check(H5Pset_layout(dcpl, H5D_CONTIGUOUS), "Cannot make %s contiguous", TD_CHECKPOINT_VALID);
+    TdH5Check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "Cannot allocate %s early", TD_CHECKPOINT_VALID);
+    TdH5Check(dset = H5Dcreate2(out->file, TD_CHECKPOINT_VALID, H5T_IEEE_F64LE, space, out->lcpl, dcpl, H5P_DEFAULT), "Cannot create %s in %s", TD_CHECKPOINT_VALID, out->path);
+    TdH5Check(H5Pclose(dcpl), "Cannot close a property list");
+    TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+    /* the dataset itself is new metadata: on disk before it names a slot */
+    PetscCall(TdOutputFlushFileRoot(out));
+  }
+  valid[0] = slot;
+  valid[1] = t;
+  valid[2] = (double)out->nrec[TD_RECORDS];
+  valid[3] = (double)out->nrec[TD_FIELD_RECORDS];
+  TdH5Check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, valid), "Cannot write %s in %s (disk full?)", TD_CHECKPOINT_VALID, out->path);
+  TdH5Check(H5Dclose(dset), "Cannot close %s", TD_CHECKPOINT_VALID);
+  PetscCall(TdOutputFlushFileRoot(out));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputCheckpointEnd(TdOutput out, PetscReal t)
+{
+  PetscFunctionBegin;
+  PetscCheck(out && out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointEnd: call TdOutputCheckpointBegin first");
+  out->checkpoint_open = PETSC_FALSE;
+  TdOutputRootCall(out, TdCheckpointCommitRoot(out, t));
+  out->checkpoint_slot = TdCheckpointWriteSlot(out);
+  out->checkpoint_t    = t;
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Reading
+   --------------------------------------------------------------------------------------------- */
+/* Rank 0: the valid slot, its time and record counts; *found false if the file has none. */
+static PetscErrorCode TdCheckpointValidRoot(hid_t file, const char path[], PetscBool *found, int *slot, PetscReal *t, PetscInt nrec[TD_NCLOCKS])
+{
+  double  valid[4];
+  htri_t  e;
+  hid_t   dset;
+
+  PetscFunctionBegin;
+  *found = PETSC_FALSE;
+  TdH5Check(e = H5Lexists(file, "/checkpoint", H5P_DEFAULT), "Cannot look up /checkpoint in %s", path);
+  if (e) TdH5Check(e = H5Lexists(file, TD_CHECKPOINT_VALID, H5P_DEFAULT), "Cannot look up %s in %s", TD_CHECKPOINT_VALID, path);
+  if (!e) PetscFunctionReturn(0);
+  TdH5Check(dset = H5Dopen2(file, TD_CHECKPOINT_VALID, H5P_DEFAULT), "Cannot open %s in %s", TD_CHECKPOINT_VALID, path);
+  TdH5Check(H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, valid), "Cannot read %s in %s", TD_CHECKPOINT_VALID, path);
+  TdH5Check(H5Dclose(dset), "Cannot close %s", TD_CHECKPOINT_VALID);
+  PetscCheck((valid[0] == 0 || valid[0] == 1) && valid[2] >= 1 && valid[3] >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s in %s holds [%g %g %g %g], not [slot t records field_records]: the file is damaged", TD_CHECKPOINT_VALID, path, valid[0], valid[1], valid[2], valid[3]);
+  *found = PETSC_TRUE;
+  *slot  = (int)valid[0];
+  *t     = valid[1];
+  if (nrec) {
+    nrec[TD_RECORDS]       = (PetscInt)valid[2];
+    nrec[TD_FIELD_RECORDS] = (PetscInt)valid[3];
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputCheckpointFindRoot(TdOutput out)
+{
+  PetscBool found;
+
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointValidRoot(out->file, out->path, &found, &out->checkpoint_slot, &out->checkpoint_t, out->nrec));
+  PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s has no checkpoint, so its run cannot be continued; it was written without -checkpoint_dt, or stopped before its first checkpoint. Run the case again from the start", out->path);
+  PetscFunctionReturn(0);
+}
+
+struct _p_TdCheckpointFile {
+  MPI_Comm    comm;
+  PetscMPIInt rank;
+  char       *path;
+  hid_t       file; /* rank 0 */
+  int         slot;
+  PetscReal   t;
+  PetscInt    nrec[TD_NCLOCKS];
+};
+
+static PetscErrorCode TdCheckpointFileOpenRoot(TdCheckpointFile cf)
+{
+  hid_t     fapl;
+  PetscBool found;
+
+  PetscFunctionBegin;
+  TdH5Check(H5Eset_auto2(H5E_DEFAULT, NULL, NULL), "Cannot turn off HDF5's error printing");
+  TdH5Check(fapl = H5Pcreate(H5P_FILE_ACCESS), "Cannot make a file access property list");
+  TdH5Check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "Cannot set the file close degree");
+  cf->file = H5Fopen(cf->path, H5F_ACC_RDONLY, fapl);
+  (void)H5Pclose(fapl);
+  if (cf->file < 0) {
+    char why[1024];
+    TdH5Describe(why, sizeof(why));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-restart %s: cannot open the file: check that it exists and is a tribodyn result file (HDF5: %s)", cf->path, why);
+  }
+  PetscCall(TdCheckpointValidRoot(cf->file, cf->path, &found, &cf->slot, &cf->t, cf->nrec));
+  PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the file has no checkpoint, so its run cannot be continued; it was written without -checkpoint_dt, or stopped before its first checkpoint. Run the case again from the start (with -checkpoint_dt to be able to continue it next time)", cf->path);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCheckpointFileClose(TdCheckpointFile *cf)
+{
+  PetscFunctionBegin;
+  if (!cf || !*cf) PetscFunctionReturn(0);
+  if ((*cf)->rank == 0 && (*cf)->file >= 0) (void)H5Fclose((*cf)->file);
+  PetscCall(PetscFree((*cf)->path));
+  PetscCall(PetscFree(*cf));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCheckpointFileOpen(MPI_Comm comm, const char path[], TdCheckpointFile *out)
+{
+  TdCheckpointFile cf;
+  PetscErrorCode   ierr = 0;
+  int              code;
+
+  PetscFunctionBegin;
+  *out = NULL;
+  PetscCall(PetscNew(&cf));
+  cf->comm = comm;
+  cf->file = H5I_INVALID_HID;
+  PetscCallMPI(MPI_Comm_rank(comm, &cf->rank));
+  PetscCall(PetscStrallocpy(path, &cf->path));
+  if (cf->rank == 0) ierr = TdCheckpointFileOpenRoot(cf);
+  code = (int)ierr;
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
+  if (code) {
+    PetscCall(TdCheckpointFileClose(&cf));
+    if (ierr) PetscCall(ierr);
+    SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 could not read the checkpoint of %s; see its error message", path);
+  }
+  PetscCallMPI(MPI_Bcast(&cf->t, 1, MPIU_REAL, 0, comm));
+  PetscCallMPI(MPI_Bcast(&cf->slot, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(cf->nrec, TD_NCLOCKS, MPIU_INT, 0, comm));
+  *out = cf;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCheckpointFileGetTime(TdCheckpointFile cf, PetscReal *t)
+{
+  PetscFunctionBegin;
+  *t = cf->t;
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: a root string attribute into a malloc'd buffer (empty if missing). */
+static PetscErrorCode TdCheckpointAttributeRoot(TdCheckpointFile cf, const char name[], char **value)
+{
+  htri_t has;
+  hid_t  attr, type, mtype;
+  char  *v = NULL;
+
+  PetscFunctionBegin;
+  TdH5Check(has = H5Aexists(cf->file, name), "Cannot look up the attribute %s of %s", name, cf->path);
+  if (!has) {
+    PetscCall(PetscStrallocpy("", value));
+    PetscFunctionReturn(0);
+  }
+  TdH5Check(attr = H5Aopen(cf->file, name, H5P_DEFAULT), "Cannot open the attribute %s of %s", name, cf->path);
+  TdH5Check(type = H5Aget_type(attr), "Cannot get the type of the attribute %s", name);
+  PetscCheck(H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "The attribute %s of %s is not a variable-length string: not a tribodyn result file", name, cf->path);
+  TdH5Check(mtype = H5Tcopy(H5T_C_S1), "Cannot make a string type");
+  TdH5Check(H5Tset_size(mtype, H5T_VARIABLE), "Cannot make a variable-length string type");
+  TdH5Check(H5Tset_cset(mtype, H5Tget_cset(type)), "Cannot set the character set of a string type");
+  TdH5Check(H5Aread(attr, mtype, &v), "Cannot read the attribute %s of %s", name, cf->path);
+  PetscCall(PetscStrallocpy(v ? v : "", value));
+  H5free_memory(v);
+  TdH5Check(H5Tclose(mtype), "Cannot close a datatype");
+  TdH5Check(H5Tclose(type), "Cannot close a datatype");
+  TdH5Check(H5Aclose(attr), "Cannot close the attribute %s", name);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCheckpointFileGetAttribute(TdCheckpointFile cf, const char name[], char **value)
+{
+  PetscErrorCode ierr = 0;
+  int            code, len = 0;
+  char          *v      = NULL;
+
+  PetscFunctionBegin;
+  if (cf->rank == 0) {
+    ierr = TdCheckpointAttributeRoot(cf, name, &v);
+    if (!ierr) len = (int)strlen(v) + 1;
+  }
+  code = (int)ierr;
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, cf->comm));
+  if (code) {
+    if (ierr) PetscCall(ierr);
+    SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 could not read the attribute %s of %s", name, cf->path);
+  }
+  PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, 0, cf->comm));
+  if (cf->rank) PetscCall(PetscMalloc1(len, &v));
+  PetscCallMPI(MPI_Bcast(v, len, MPI_CHAR, 0, cf->comm));
+  *value = v;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdCheckpointReadRoot(TdCheckpointFile cf, const char name[], PetscBool isint, PetscBool required, PetscInt *n, void **values)
+{
+  char    path[PETSC_MAX_PATH_LEN];
+  htri_t  e;
+  hid_t   dset, space;
+  hsize_t dims;
+
+  PetscFunctionBegin;
+  *n      = -1;
+  *values = NULL;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "/checkpoint/slot%d/%s", cf->slot, name));
+  TdH5Check(e = H5Lexists(cf->file, path, H5P_DEFAULT), "Cannot look up %s in %s", path, cf->path);
+  if (!e) {
+    PetscCheck(!required, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint has no array %s; was it written by another version of tribodyn?", cf->path, path);
+    PetscFunctionReturn(0);
+  }
+  TdH5Check(dset = H5Dopen2(cf->file, path, H5P_DEFAULT), "Cannot open %s in %s", path, cf->path);
+  TdH5Check(space = H5Dget_space(dset), "Cannot get the dataspace of %s", path);
+  PetscCheck(H5Sget_simple_extent_ndims(space) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s in %s is not a 1-D array: the file is damaged", path, cf->path);
+  TdH5Check(H5Sget_simple_extent_dims(space, &dims, NULL), "Cannot get the size of %s", path);
+  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  *n = (PetscInt)dims;
+  if (isint) {
+    PetscInt64 *v;
+    PetscCall(PetscMalloc1(PetscMax(dims, 1), &v));
+    if (dims) TdH5Check(H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), "Cannot read %s in %s", path, cf->path);
+    *values = v;
+  } else {
+    PetscReal *v;
+    PetscCall(PetscMalloc1(PetscMax(dims, 1), &v));
+    if (dims) TdH5Check(H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), "Cannot read %s in %s", path, cf->path);
+    *values = v;
+  }
+  TdH5Check(H5Dclose(dset), "Cannot close %s", path);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TdCheckpointRead(TdCheckpointFile cf, const char name[], PetscBool isint, PetscBool required, PetscInt *n, void **values)
+{
+  PetscErrorCode ierr = 0;
+  int            code;
+  void          *v = NULL;
+
+  PetscFunctionBegin;
+  *n = -1;
+  if (cf->rank == 0) ierr = TdCheckpointReadRoot(cf, name, isint, required, n, &v);
+  code = (int)ierr;
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, cf->comm));
+  if (code) {
+    if (ierr) PetscCall(ierr);
+    SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 could not read the checkpoint array %s of %s", name, cf->path);
+  }
+  PetscCallMPI(MPI_Bcast(n, 1, MPIU_INT, 0, cf->comm));
+  if (*n < 0) {
+    *values = NULL;
+    PetscFunctionReturn(0);
+  }
+  if (cf->rank) {
+    if (isint) PetscCall(PetscMalloc1(PetscMax(*n, 1), (PetscInt64 **)&v));
+    else PetscCall(PetscMalloc1(PetscMax(*n, 1), (PetscReal **)&v));
+  }
+  if (*n) PetscCallMPI(MPI_Bcast(v, (PetscMPIInt)*n, isint ? MPIU_INT64 : MPIU_REAL, 0, cf->comm));
+  *values = v;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCheckpointFileGetReal(TdCheckpointFile cf, const char name[], PetscBool required, PetscInt *n, PetscReal **values)
+{
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointRead(cf, name, PETSC_FALSE, required, n, (void **)values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCheckpointFileGetInt(TdCheckpointFile cf, const char name[], PetscBool required, PetscInt *n, PetscInt64 **values)
+{
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointRead(cf, name, PETSC_TRUE, required, n, (void **)values));
+  PetscFunctionReturn(0);
+}

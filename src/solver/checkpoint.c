@@ -1,0 +1,528 @@
+/*
+  Checkpoint and restart of a dynamic run (issue 12; the arrays go under /checkpoint of the result
+  file, src/io/output_checkpoint.c).
+
+  A restart must continue the run as if it had never stopped: to 1e-10 in every history on the
+  same number of ranks.  The state alone (q, v, a, qdd, multipliers, film pressures) is not
+  enough for that, because the Newton-Krylov path depends on history: a Newton solve stops
+  within its tolerance, and where exactly depends on the preconditioner and the start.  Solving
+  one step with a fresh factorisation instead of the kept one moved the drive reaction by 1e-6
+  and the accelerations by 1e-9 (relative).  So a checkpoint also holds everything the next
+  steps' path depends on:
+    - the generalised-alpha state q, v, a (algorithmic accelerations), qdd, the multipliers, the
+      unknowns U (film pressures included), t and the solver's mode, step size and row scale;
+    - the predictors' history: the last Newton correction (the first Krylov guess of a step) and
+      the film pressures' rate (their extrapolation);
+    - the projections' warm starts (face and face coordinates of every film Gauss point and
+      node), which decide where the next projections start and so their last bits;
+    - on the same number of ranks: each rank's film-body coupling pattern (the matrix's
+      nonzero pattern, and with it MUMPS's ordering) and the values of the Jacobian that the
+      kept factorisation was made from, with the iteration count and outcome of the last Krylov
+      solve (which decide whether the next Jacobian is factored again).  A restart installs the
+      pattern and factors that same matrix, so it continues with the same preconditioner.
+  On another number of ranks the per-rank data do not apply: the pattern is rebuilt from the
+  state and the next Jacobian is factored afresh; the run continues correctly, within the
+  differences between rank counts (1e-8 relative, README "Running in parallel").
+  A signature of the model (counts and a hash of the reference geometry) is stored and checked,
+  so that a file is not continued with another model.
+*/
+#include <tribodyn/solver.h>
+#include <tribodyn/output.h>
+#include "solver_private.h"
+#include <string.h>
+
+/* the layout of the "scalars" array (append only: older files read with the same indices) */
+enum {
+  CK_T,
+  CK_DT,
+  CK_STEP_DT,
+  CK_ROW_SCALE,
+  CK_LOAD_FACTOR,
+  CK_MODE,
+  CK_HAVE_GUESS,
+  CK_GUESS_DT,
+  CK_HAVE_PRESSURE_RATE,
+  CK_PC_READY,
+  CK_PC_MODE,
+  CK_PC_DT,
+  CK_JACOBIAN_DT,
+  CK_LAST_LITS,
+  CK_LAST_KREASON,
+  CK_STEPS,
+  CK_REJECTED,
+  CK_FACTORIZATIONS,
+  CK_PATTERN_REBUILDS,
+  CK_NEWTON_ITS,
+  CK_LINEAR_ITS,
+  CK_NRANKS,
+  CK_NSCALARS
+};
+
+/* FNV-1a over the bytes of n doubles: a fingerprint of the reference geometry */
+static PetscInt64 HashReals(PetscInt64 h, PetscInt n, const PetscReal v[])
+{
+  const unsigned char *b = (const unsigned char *)v;
+  PetscInt64           x = h;
+  for (size_t i = 0; i < (size_t)n * sizeof(PetscReal); i++) {
+    x ^= (PetscInt64)b[i];
+    x *= (PetscInt64)1099511628211LL;
+  }
+  return x & 0x7fffffffffffffffLL;
+}
+
+/* The model's signature: counts, then one hash of every reference coordinate and film node.
+   sig has room for 8 + 2 nbodies + 3 nfilms + 1 entries. */
+static PetscInt ModelSignature(TdModel m, PetscInt64 sig[])
+{
+  PetscInt   k = 0;
+  PetscInt64 h = (PetscInt64)1469598103934665603LL;
+  sig[k++]     = 1; /* layout version */
+  sig[k++]     = m->nfull;
+  sig[k++]     = m->nfree;
+  sig[k++]     = m->row_offset;
+  sig[k++]     = m->nrows;
+  sig[k++]     = m->nbodies;
+  sig[k++]     = m->nfilms;
+  sig[k++]     = m->nelements;
+  for (PetscInt b = 0; b < m->nbodies; b++) {
+    sig[k++] = m->bodies[b].mesh.nnodes;
+    sig[k++] = m->bodies[b].mesh.ncells;
+  }
+  for (PetscInt f = 0; f < m->nfilms; f++) {
+    sig[k++] = m->films[f].surface.nnodes;
+    sig[k++] = m->films[f].surface.nquads;
+    sig[k++] = m->films[f].nunknowns;
+  }
+  h = HashReals(h, m->nfull, m->q_ref);
+  for (PetscInt b = 0; b < m->nbodies; b++) h = HashReals(h, 3 * m->bodies[b].mesh.nnodes, m->bodies[b].mesh.X);
+  for (PetscInt f = 0; f < m->nfilms; f++) h = HashReals(h, 3 * m->films[f].surface.nnodes, m->films[f].surface.X);
+  sig[k++] = h;
+  return k;
+}
+
+static PetscErrorCode CheckSignature(TdModel m, const char path[], PetscInt n, const PetscInt64 stored[])
+{
+  PetscInt64 *sig;
+  PetscInt    k;
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(9 + 2 * m->nbodies + 3 * m->nfilms, &sig));
+  k = ModelSignature(m, sig);
+  if (n == k && !memcmp(sig, stored, (size_t)k * sizeof(PetscInt64))) {
+    PetscCall(PetscFree(sig));
+    PetscFunctionReturn(0);
+  }
+  {
+    /* say what differs, in the user's terms */
+    char msg[1024] = "its reference geometry differs (a body's box or mesh, or a film's surface)";
+    if (n < 8 || stored[5] != m->nbodies || stored[6] != m->nfilms) PetscCall(PetscSNPrintf(msg, sizeof msg, "it has %d bodies and %d films, this run %d and %d", n >= 8 ? (int)stored[5] : -1, n >= 8 ? (int)stored[6] : -1, (int)m->nbodies, (int)m->nfilms));
+    else {
+      PetscBool found = PETSC_FALSE;
+      for (PetscInt b = 0; b < m->nbodies && !found; b++)
+        if (stored[8 + 2 * b] != m->bodies[b].mesh.nnodes || stored[9 + 2 * b] != m->bodies[b].mesh.ncells) {
+          PetscCall(PetscSNPrintf(msg, sizeof msg, "its body %s has %d nodes and %d cells, in this run %d and %d (a different mesh)", m->bodies[b].name, (int)stored[8 + 2 * b], (int)stored[9 + 2 * b], (int)m->bodies[b].mesh.nnodes, (int)m->bodies[b].mesh.ncells));
+          found = PETSC_TRUE;
+        }
+      for (PetscInt f = 0; f < m->nfilms && !found; f++) {
+        const PetscInt64 *fs = &stored[8 + 2 * m->nbodies + 3 * f];
+        if (fs[0] != m->films[f].surface.nnodes || fs[1] != m->films[f].surface.nquads || fs[2] != m->films[f].nunknowns) {
+          PetscCall(PetscSNPrintf(msg, sizeof msg, "its film %s has %d nodes and %d quads, in this run %d and %d (a different film mesh)", m->films[f].name, (int)fs[0], (int)fs[1], (int)m->films[f].surface.nnodes, (int)m->films[f].surface.nquads));
+          found = PETSC_TRUE;
+        }
+      }
+      if (!found && (stored[1] != m->nfull || stored[4] != m->nrows)) PetscCall(PetscSNPrintf(msg, sizeof msg, "it has %d coordinates and %d constraint rows, this run %d and %d (different clamps or joints)", (int)stored[1], (int)stored[4], (int)m->nfull, (int)m->nrows));
+    }
+    PetscCall(PetscFree(sig));
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-restart %s: the file was written by another model than this run builds: %s. A restart continues the same model; drop the command-line options that change it", path, msg);
+  }
+}
+
+/* The nodes whose output projections this rank makes (main.c's WriteRecord shares them so). */
+static void NodeRange(PetscInt nn, PetscMPIInt rank, PetscMPIInt size, PetscInt *lo, PetscInt *hi)
+{
+  *lo = (PetscInt)(((PetscInt64)nn * rank) / size);
+  *hi = (PetscInt)(((PetscInt64)nn * (rank + 1)) / size);
+}
+
+/* Rank 0 gets every rank's n values one after the other, and the counts. */
+static PetscErrorCode GatherInt64(MPI_Comm comm, PetscInt n, const PetscInt64 v[], PetscInt *ntotal, PetscInt64 **all, PetscInt64 **counts)
+{
+  PetscMPIInt rank, size, *cnt = NULL, *displ = NULL, mine = (PetscMPIInt)n;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  *ntotal = 0;
+  *all = *counts = NULL;
+  if (rank == 0) PetscCall(PetscMalloc2(size, &cnt, size + 1, &displ));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm));
+  if (rank == 0) {
+    displ[0] = 0;
+    for (PetscMPIInt r = 0; r < size; r++) displ[r + 1] = displ[r] + cnt[r];
+    *ntotal = displ[size];
+    PetscCall(PetscMalloc1(PetscMax(*ntotal, 1), all));
+    PetscCall(PetscMalloc1(size, counts));
+    for (PetscMPIInt r = 0; r < size; r++) (*counts)[r] = cnt[r];
+  }
+  PetscCallMPI(MPI_Gatherv(v, mine, MPIU_INT64, *all, cnt, displ, MPIU_INT64, 0, comm));
+  if (rank == 0) PetscCall(PetscFree2(cnt, displ));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GatherReal(MPI_Comm comm, PetscInt n, const PetscReal v[], PetscInt *ntotal, PetscReal **all, PetscInt64 **counts)
+{
+  PetscMPIInt rank, size, *cnt = NULL, *displ = NULL, mine = (PetscMPIInt)n;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  *ntotal = 0;
+  *all    = NULL;
+  *counts = NULL;
+  if (rank == 0) PetscCall(PetscMalloc2(size, &cnt, size + 1, &displ));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm));
+  if (rank == 0) {
+    displ[0] = 0;
+    for (PetscMPIInt r = 0; r < size; r++) displ[r + 1] = displ[r] + cnt[r];
+    *ntotal = displ[size];
+    PetscCall(PetscMalloc1(PetscMax(*ntotal, 1), all));
+    PetscCall(PetscMalloc1(size, counts));
+    for (PetscMPIInt r = 0; r < size; r++) (*counts)[r] = cnt[r];
+  }
+  PetscCallMPI(MPI_Gatherv(v, mine, MPIU_REAL, *all, cnt, displ, MPIU_REAL, 0, comm));
+  if (rank == 0) PetscCall(PetscFree2(cnt, displ));
+  PetscFunctionReturn(0);
+}
+
+/* A whole vector of the unknowns on rank 0 (N values). */
+static PetscErrorCode GatherUnknowns(TdSolver s, Vec U, PetscReal out[])
+{
+  const PetscScalar *u;
+  PetscMPIInt        rank;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  if (rank == 0)
+    for (PetscInt i = 0; i < s->N; i++) out[i] = PetscRealPart(u[i]);
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ScatterUnknowns(TdSolver s, const PetscReal all[], Vec U)
+{
+  PetscInt     lo, hi;
+  PetscScalar *u;
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(U, &lo, &hi));
+  PetscCall(VecGetArray(U, &u));
+  for (PetscInt i = lo; i < hi; i++) u[i - lo] = all[i];
+  PetscCall(VecRestoreArray(U, &u));
+  PetscFunctionReturn(0);
+}
+
+/* The hits of this rank's quads and nodes as (face, u, v) triples at their global places, summed
+   over the ranks onto rank 0 (every hit has one owner). */
+static PetscErrorCode GatherHits(TdSolver s, const TdFilm *f, PetscBool nodes, PetscReal all[])
+{
+  PetscMPIInt      rank, size;
+  PetscInt         lo, hi, per = nodes ? 2 : 8, n = nodes ? f->surface.nnodes : f->surface.nquads;
+  const TdFilmHit *hits = nodes ? f->node_hits : f->hits;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  if (nodes) NodeRange(n, rank, size, &lo, &hi);
+  else {
+    lo = f->quad_start;
+    hi = f->quad_end;
+  }
+  PetscCall(PetscArrayzero(all, 3 * per * n));
+  for (PetscInt k = per * lo; k < per * hi; k++) {
+    all[3 * k + 0] = (PetscReal)hits[k].face;
+    all[3 * k + 1] = hits[k].pt.uv[0];
+    all[3 * k + 2] = hits[k].pt.uv[1];
+  }
+  if (size > 1) PetscCallMPI(MPI_Reduce(rank ? all : MPI_IN_PLACE, all, (PetscMPIInt)(3 * per * n), MPIU_REAL, MPIU_SUM, 0, s->comm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
+{
+  TdModel     m = s->model;
+  PetscMPIInt rank, size;
+  PetscReal   sc[CK_NSCALARS], *buf;
+  PetscInt    nbuf = PetscMax(s->N, m->nfull);
+  char        name[128];
+  KSP         ksp;
+  PetscFunctionBegin;
+  PetscCheck(s->mode == TD_MODE_DYNAMIC, s->comm, PETSC_ERR_SUP, "A checkpoint is written between the steps of a dynamic run");
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  {
+    PetscInt           lits;
+    KSPConvergedReason kreason;
+    PetscCall(KSPGetIterationNumber(ksp, &lits));
+    PetscCall(KSPGetConvergedReason(ksp, &kreason));
+    if (s->restored_ksp) {
+      lits    = s->restored_lits;
+      kreason = (KSPConvergedReason)s->restored_kreason;
+    }
+    sc[CK_LAST_LITS]    = (PetscReal)lits;
+    sc[CK_LAST_KREASON] = (PetscReal)kreason;
+  }
+  sc[CK_T]                  = s->t;
+  sc[CK_DT]                 = s->dt;
+  sc[CK_STEP_DT]            = s->step_dt;
+  sc[CK_ROW_SCALE]          = s->row_scale;
+  sc[CK_LOAD_FACTOR]        = s->load_factor;
+  sc[CK_MODE]               = (PetscReal)s->mode;
+  sc[CK_HAVE_GUESS]         = s->have_guess ? 1 : 0;
+  sc[CK_GUESS_DT]           = s->guess_dt;
+  sc[CK_HAVE_PRESSURE_RATE] = s->have_pressure_rate ? 1 : 0;
+  sc[CK_PC_READY]           = s->pc_ready ? 1 : 0;
+  sc[CK_PC_MODE]            = (PetscReal)s->pc_mode;
+  sc[CK_PC_DT]              = s->pc_dt;
+  sc[CK_JACOBIAN_DT]        = s->jacobian_dt;
+  sc[CK_STEPS]              = (PetscReal)s->steps;
+  sc[CK_REJECTED]           = (PetscReal)s->rejected;
+  sc[CK_FACTORIZATIONS]     = (PetscReal)s->factorizations;
+  sc[CK_PATTERN_REBUILDS]   = (PetscReal)s->pattern_rebuilds;
+  sc[CK_NEWTON_ITS]         = (PetscReal)s->newton_its;
+  sc[CK_LINEAR_ITS]         = (PetscReal)s->linear_its;
+  sc[CK_NRANKS]             = (PetscReal)size;
+  PetscCall(TdOutputCheckpointPutReal(out, "scalars", CK_NSCALARS, sc));
+  {
+    PetscInt64 *sig;
+    PetscInt    k;
+    PetscCall(PetscMalloc1(9 + 2 * m->nbodies + 3 * m->nfilms, &sig));
+    k = ModelSignature(m, sig);
+    PetscCall(TdOutputCheckpointPutInt(out, "model_signature", k, sig));
+    PetscCall(PetscFree(sig));
+  }
+  /* q, v, a, qdd, lambda are whole on every rank */
+  PetscCall(TdOutputCheckpointPutReal(out, "q", m->nfull, s->q));
+  PetscCall(TdOutputCheckpointPutReal(out, "v", m->nfull, s->v));
+  PetscCall(TdOutputCheckpointPutReal(out, "a", m->nfull, s->a));
+  PetscCall(TdOutputCheckpointPutReal(out, "qdd", m->nfull, s->qdd));
+  PetscCall(TdOutputCheckpointPutReal(out, "lambda", m->nrows, s->lambda));
+  PetscCall(PetscMalloc1(PetscMax(nbuf, 1), &buf));
+  PetscCall(GatherUnknowns(s, s->U, buf));
+  PetscCall(TdOutputCheckpointPutReal(out, "U", s->N, buf));
+  if (s->have_guess && s->Uguess) {
+    PetscCall(GatherUnknowns(s, s->Uguess, buf));
+    PetscCall(TdOutputCheckpointPutReal(out, "U_guess", s->N, buf));
+  }
+  if (s->film_u_rate) {
+    /* the film unknowns' rates, at their global places in [nfree, row_offset) */
+    PetscInt first = 0, n = 0, nf = m->row_offset - m->nfree;
+    PetscCall(PetscArrayzero(buf, nf));
+    {
+      PetscInt rlo, rhi, lo, hi;
+      PetscCall(VecGetOwnershipRange(s->U, &rlo, &rhi));
+      lo    = PetscMax(rlo, m->nfree);
+      hi    = PetscMax(lo, PetscMin(rhi, m->row_offset));
+      first = lo;
+      n     = hi - lo;
+    }
+    for (PetscInt k = 0; k < n; k++) buf[first - m->nfree + k] = PetscRealPart(s->film_u_rate[k]);
+    if (size > 1) PetscCallMPI(MPI_Reduce(rank ? buf : MPI_IN_PLACE, buf, (PetscMPIInt)nf, MPIU_REAL, MPIU_SUM, 0, s->comm));
+    PetscCall(TdOutputCheckpointPutReal(out, "film_u_rate", nf, buf));
+  }
+  PetscCall(PetscFree(buf));
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    const TdFilm *f = &m->films[fi];
+    PetscReal    *hits;
+    PetscCall(PetscMalloc1(PetscMax(24 * f->surface.nquads, 6 * f->surface.nnodes), &hits));
+    PetscCall(GatherHits(s, f, PETSC_FALSE, hits));
+    PetscCall(PetscSNPrintf(name, sizeof name, "film_%s_hits", f->name));
+    PetscCall(TdOutputCheckpointPutReal(out, name, 24 * f->surface.nquads, hits));
+    PetscCall(GatherHits(s, f, PETSC_TRUE, hits));
+    PetscCall(PetscSNPrintf(name, sizeof name, "film_%s_node_hits", f->name));
+    PetscCall(TdOutputCheckpointPutReal(out, name, 6 * f->surface.nnodes, hits));
+    PetscCall(PetscFree(hits));
+  }
+  {
+    /* per rank: the coupling pattern and the values of the factored Jacobian */
+    PetscInt    n;
+    PetscInt64 *all, *counts;
+    PetscReal  *vals;
+    PetscCall(GatherInt64(s->comm, m->ncoupling_qq, m->coupling_qq, &n, &all, &counts));
+    PetscCall(TdOutputCheckpointPutInt(out, "coupling_qq", n, all));
+    PetscCall(TdOutputCheckpointPutInt(out, "coupling_qq_counts", rank ? 0 : size, counts));
+    PetscCall(PetscFree(all));
+    PetscCall(PetscFree(counts));
+    PetscCall(GatherInt64(s->comm, m->ncoupling_qp, m->coupling_qp, &n, &all, &counts));
+    PetscCall(TdOutputCheckpointPutInt(out, "coupling_qp", n, all));
+    PetscCall(TdOutputCheckpointPutInt(out, "coupling_qp_counts", rank ? 0 : size, counts));
+    PetscCall(PetscFree(all));
+    PetscCall(PetscFree(counts));
+    PetscCall(GatherReal(s->comm, s->pc_ready && s->npc_coo_v == s->ncoo ? (PetscInt)s->ncoo : 0, s->pc_coo_v, &n, &vals, &counts));
+    PetscCall(TdOutputCheckpointPutReal(out, "pc_coo_values", n, vals));
+    PetscCall(TdOutputCheckpointPutInt(out, "pc_coo_counts", rank ? 0 : size, counts));
+    PetscCall(PetscFree(vals));
+    PetscCall(PetscFree(counts));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* This rank's part of a per-rank array: [offset, offset + count) from the stored counts, or
+   *ok false if the counts are not for this many ranks. */
+static PetscErrorCode RankSlice(MPI_Comm comm, PetscInt ncounts, const PetscInt64 counts[], PetscInt64 *offset, PetscInt64 *count, PetscBool *ok)
+{
+  PetscMPIInt rank, size;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  *ok     = ncounts == size ? PETSC_TRUE : PETSC_FALSE;
+  *offset = *count = 0;
+  if (!*ok) PetscFunctionReturn(0);
+  for (PetscMPIInt r = 0; r < rank; r++) *offset += counts[r];
+  *count = counts[rank];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const char path[])
+{
+  TdModel     m = s->model;
+  PetscMPIInt size;
+  PetscReal  *sc, *v;
+  PetscInt    n;
+  PetscBool   same_ranks;
+  char        name[128];
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  {
+    PetscInt64 *sig;
+    PetscCall(TdCheckpointFileGetInt(cf, "model_signature", PETSC_TRUE, &n, &sig));
+    PetscCall(CheckSignature(m, path, n, sig));
+    PetscCall(PetscFree(sig));
+  }
+  PetscCall(TdCheckpointFileGetReal(cf, "scalars", PETSC_TRUE, &n, &sc));
+  PetscCheck(n >= CK_NSCALARS, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint's scalars hold %" PetscInt_FMT " values, this version reads %d; the file was written by another version of tribodyn", path, n, (int)CK_NSCALARS);
+  PetscCheck((TdSolveMode)sc[CK_MODE] == TD_MODE_DYNAMIC, s->comm, PETSC_ERR_SUP, "-restart %s: the checkpoint is not of a dynamic run", path);
+  s->t                  = sc[CK_T];
+  s->dt                 = sc[CK_DT];
+  s->step_dt            = sc[CK_STEP_DT];
+  s->row_scale          = sc[CK_ROW_SCALE];
+  s->load_factor        = sc[CK_LOAD_FACTOR];
+  s->mode               = TD_MODE_DYNAMIC;
+  s->have_guess         = sc[CK_HAVE_GUESS] != 0 && s->Uguess ? PETSC_TRUE : PETSC_FALSE;
+  s->guess_dt           = sc[CK_GUESS_DT];
+  s->have_pressure_rate = sc[CK_HAVE_PRESSURE_RATE] != 0 && s->film_u_rate ? PETSC_TRUE : PETSC_FALSE;
+  s->jacobian_dt        = sc[CK_JACOBIAN_DT];
+  s->steps              = (PetscInt)sc[CK_STEPS];
+  s->rejected           = (PetscInt)sc[CK_REJECTED];
+  s->factorizations     = (PetscInt)sc[CK_FACTORIZATIONS];
+  s->pattern_rebuilds   = (PetscInt)sc[CK_PATTERN_REBUILDS];
+  s->newton_its         = (PetscInt)sc[CK_NEWTON_ITS];
+  s->linear_its         = (PetscInt)sc[CK_LINEAR_ITS];
+  same_ranks            = (PetscMPIInt)sc[CK_NRANKS] == size ? PETSC_TRUE : PETSC_FALSE;
+
+  {
+    PetscReal **dst[4] = {&s->q, &s->v, &s->a, &s->qdd};
+    const char *nm[4]  = {"q", "v", "a", "qdd"};
+    for (PetscInt k = 0; k < 4; k++) {
+      PetscCall(TdCheckpointFileGetReal(cf, nm[k], PETSC_TRUE, &n, &v));
+      PetscCheck(n == m->nfull, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint's %s has %" PetscInt_FMT " values, the model %" PetscInt_FMT, path, nm[k], n, m->nfull);
+      PetscCall(PetscArraycpy(*dst[k], v, n));
+      PetscCall(PetscFree(v));
+    }
+  }
+  PetscCall(TdCheckpointFileGetReal(cf, "lambda", PETSC_TRUE, &n, &v));
+  PetscCheck(n == m->nrows, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint has %" PetscInt_FMT " multipliers, the model %" PetscInt_FMT, path, n, m->nrows);
+  if (n) PetscCall(PetscArraycpy(s->lambda, v, n));
+  PetscCall(PetscFree(v));
+  PetscCall(TdCheckpointFileGetReal(cf, "U", PETSC_TRUE, &n, &v));
+  PetscCheck(n == s->N, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint has %" PetscInt_FMT " unknowns, the model %" PetscInt_FMT, path, n, s->N);
+  PetscCall(ScatterUnknowns(s, v, s->U));
+  PetscCall(PetscFree(v));
+  if (s->have_guess) {
+    PetscCall(TdCheckpointFileGetReal(cf, "U_guess", PETSC_FALSE, &n, &v));
+    if (n == s->N) PetscCall(ScatterUnknowns(s, v, s->Uguess));
+    else s->have_guess = PETSC_FALSE;
+    PetscCall(PetscFree(v));
+  }
+  if (s->film_u_rate) {
+    PetscInt nf = m->row_offset - m->nfree;
+    PetscCall(TdCheckpointFileGetReal(cf, "film_u_rate", PETSC_FALSE, &n, &v));
+    if (n == nf) {
+      PetscInt rlo, rhi, lo, hi;
+      PetscCall(VecGetOwnershipRange(s->U, &rlo, &rhi));
+      lo = PetscMax(rlo, m->nfree);
+      hi = PetscMax(lo, PetscMin(rhi, m->row_offset));
+      for (PetscInt k = lo; k < hi; k++) s->film_u_rate[k - lo] = v[k - m->nfree];
+    } else s->have_pressure_rate = PETSC_FALSE;
+    PetscCall(PetscFree(v));
+  }
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    TdFilm *f = &m->films[fi];
+    for (PetscInt nodes = 0; nodes < 2; nodes++) {
+      TdFilmHit *hits = nodes ? f->node_hits : f->hits;
+      PetscInt   nh   = nodes ? 2 * f->surface.nnodes : 8 * f->surface.nquads;
+      PetscCall(PetscSNPrintf(name, sizeof name, nodes ? "film_%s_node_hits" : "film_%s_hits", f->name));
+      PetscCall(TdCheckpointFileGetReal(cf, name, PETSC_FALSE, &n, &v));
+      if (n == 3 * nh)
+        for (PetscInt k = 0; k < nh; k++) {
+          hits[k].face     = (PetscInt)v[3 * k];
+          hits[k].pt.uv[0] = v[3 * k + 1];
+          hits[k].pt.uv[1] = v[3 * k + 2];
+        }
+      PetscCall(PetscFree(v));
+    }
+  }
+
+  s->pc_ready = PETSC_FALSE;
+  if (same_ranks) {
+    /* this rank's coupling pattern, then the factorisation of the stored Jacobian */
+    PetscInt64 *keys[2], *counts, off, cnt;
+    PetscInt    nk[2], nc;
+    PetscBool   ok = PETSC_TRUE, okr;
+    const char *kn[2] = {"coupling_qq", "coupling_qp"};
+    for (PetscInt k = 0; k < 2; k++) {
+      PetscCall(TdCheckpointFileGetInt(cf, kn[k], PETSC_TRUE, &n, &keys[k]));
+      PetscCall(PetscSNPrintf(name, sizeof name, "%s_counts", kn[k]));
+      PetscCall(TdCheckpointFileGetInt(cf, name, PETSC_TRUE, &nc, &counts));
+      PetscCall(RankSlice(s->comm, nc, counts, &off, &cnt, &okr));
+      PetscCall(PetscFree(counts));
+      ok = ok && okr;
+      if (okr) {
+        PetscCall(PetscArraymove(keys[k], keys[k] + off, cnt));
+        nk[k] = (PetscInt)cnt;
+      }
+    }
+    if (ok) {
+      PetscCall(TdFilmsCouplingSet(m, nk[0], keys[0], nk[1], keys[1]));
+      PetscCall(TdSolverBuildJacobian(s));
+    }
+    PetscCall(PetscFree(keys[0]));
+    PetscCall(PetscFree(keys[1]));
+    if (ok && sc[CK_PC_READY] != 0) {
+      PetscReal *vals;
+      PetscCall(TdCheckpointFileGetReal(cf, "pc_coo_values", PETSC_TRUE, &n, &vals));
+      PetscCall(TdCheckpointFileGetInt(cf, "pc_coo_counts", PETSC_TRUE, &nc, &counts));
+      PetscCall(RankSlice(s->comm, nc, counts, &off, &cnt, &okr));
+      PetscCall(PetscFree(counts));
+      okr = okr && cnt == (PetscInt64)s->ncoo ? PETSC_TRUE : PETSC_FALSE;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &okr, 1, MPIU_BOOL, MPI_LAND, s->comm));
+      if (okr) {
+        PetscCall(TdSolverFactorStored(s, vals + off));
+        s->pc_ready = PETSC_TRUE;
+        s->pc_mode  = (TdSolveMode)sc[CK_PC_MODE];
+        s->pc_dt    = sc[CK_PC_DT];
+      }
+      PetscCall(PetscFree(vals));
+    }
+  }
+  if (!s->pc_ready) {
+    /* another number of ranks: a pattern for this state, and a fresh factorisation */
+    PetscBool changed;
+    PetscCall(TdFilmsCouplingUpdate(m, s->t, s->q, s->v, &changed, NULL));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, s->comm));
+    if (changed) PetscCall(TdSolverBuildJacobian(s));
+  }
+  s->restored_ksp     = PETSC_TRUE;
+  s->restored_lits    = (PetscInt)sc[CK_LAST_LITS];
+  s->restored_kreason = (PetscInt)sc[CK_LAST_KREASON];
+  PetscCall(PetscInfo(NULL, "restart from t = %g s: %s ranks, %s\n", (double)s->t, same_ranks ? "same" : "another number of", s->pc_ready ? "the checkpoint's factorisation" : "a fresh factorisation"));
+  PetscCall(PetscFree(sc));
+  PetscFunctionReturn(0);
+}
