@@ -311,8 +311,9 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     PetscCall(GatherUnknowns(s, s->Uguess, buf));
     PetscCall(TdOutputCheckpointPutReal(out, "U_guess", s->N, buf));
   }
-  if (s->film_u_rate) {
-    /* the film unknowns' rates, at their global places in [nfree, row_offset) */
+  if (m->row_offset > m->nfree) {
+    /* the film unknowns' rates, at their global places in [nfree, row_offset); collective, so
+       decided on the global count (a rank may own no film unknowns and hold no rate array) */
     PetscInt first = 0, n = 0, nf = m->row_offset - m->nfree;
     PetscCall(PetscArrayzero(buf, nf));
     {
@@ -407,7 +408,7 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   s->mode               = TD_MODE_DYNAMIC;
   s->have_guess         = sc[CK_HAVE_GUESS] != 0 && s->Uguess ? PETSC_TRUE : PETSC_FALSE;
   s->guess_dt           = sc[CK_GUESS_DT];
-  s->have_pressure_rate = sc[CK_HAVE_PRESSURE_RATE] != 0 && s->film_u_rate ? PETSC_TRUE : PETSC_FALSE;
+  s->have_pressure_rate = sc[CK_HAVE_PRESSURE_RATE] != 0 && m->row_offset > m->nfree ? PETSC_TRUE : PETSC_FALSE;
   s->jacobian_dt        = sc[CK_JACOBIAN_DT];
   s->steps              = (PetscInt)sc[CK_STEPS];
   s->rejected           = (PetscInt)sc[CK_REJECTED];
@@ -441,7 +442,7 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     else s->have_guess = PETSC_FALSE;
     PetscCall(PetscFree(v));
   }
-  if (s->film_u_rate) {
+  if (m->row_offset > m->nfree) { /* collective: every rank reads, whether or not it owns film unknowns */
     PetscInt nf = m->row_offset - m->nfree;
     PetscCall(TdCheckpointFileGetReal(cf, "film_u_rate", PETSC_FALSE, &n, &v));
     if (n == nf) {
