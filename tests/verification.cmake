@@ -22,3 +22,4 @@ tribodyn_python_test(slider_guide_jacobian verification/slider_guide_jacobian.py
 # the slow studies run the slider-guide case for minutes (tools/test-slow)
 set_tests_properties(slider_guide_convergence slider_guide_jacobian PROPERTIES TIMEOUT 3600)
 tribodyn_python_test(restart verification/restart.py verification mpi)
+tribodyn_python_test(sweep verification/sweep.py verification input)

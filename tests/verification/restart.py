@@ -185,5 +185,5 @@ with h5py.File(lean, "r") as f:
     k = [int(np.argmin(np.abs(t - x))) for x in tf]
     checks.true("p_max at the field records = the max of their pressure fields", np.allclose(pm[k], p[:].max(axis=1), rtol=0, atol=1e-6))
 
-checks.finish()
 shutil.rmtree(work, ignore_errors=True)
+checks.finish()
