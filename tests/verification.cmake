@@ -23,3 +23,6 @@ tribodyn_python_test(slider_guide_jacobian verification/slider_guide_jacobian.py
 set_tests_properties(slider_guide_convergence slider_guide_jacobian PROPERTIES TIMEOUT 3600)
 tribodyn_python_test(restart verification/restart.py verification mpi)
 tribodyn_python_test(sweep verification/sweep.py verification input)
+# tools/sweep --slurm through slurmctld + slurmd + munge started on this machine (needs root; minutes)
+add_test(NAME slurm_sweep COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm_sweep.sh $<TARGET_FILE:tribodyn> ${PROJECT_SOURCE_DIR})
+set_tests_properties(slurm_sweep PROPERTIES LABELS "slow" TIMEOUT 1800 RUN_SERIAL TRUE)

@@ -143,38 +143,17 @@ static void NodeRange(PetscInt nn, PetscMPIInt rank, PetscMPIInt size, PetscInt 
   *hi = (PetscInt)(((PetscInt64)nn * (rank + 1)) / size);
 }
 
-/* Rank 0 gets every rank's n values one after the other, and the counts. */
-static PetscErrorCode GatherInt64(MPI_Comm comm, PetscInt n, const PetscInt64 v[], PetscInt *ntotal, PetscInt64 **all, PetscInt64 **counts)
+/* Rank 0 gets every rank's n values (MPI type t, elem bytes each) one after the other, and the
+   counts; *all is freed with PetscFree. */
+static PetscErrorCode GatherToRoot(MPI_Comm comm, PetscInt n, const void *v, MPI_Datatype t, size_t elem, PetscInt *ntotal, void *all, PetscInt64 **counts)
 {
   PetscMPIInt rank, size, *cnt = NULL, *displ = NULL, mine = (PetscMPIInt)n;
+  void      **out = (void **)all;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   *ntotal = 0;
-  *all = *counts = NULL;
-  if (rank == 0) PetscCall(PetscMalloc2(size, &cnt, size + 1, &displ));
-  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm));
-  if (rank == 0) {
-    displ[0] = 0;
-    for (PetscMPIInt r = 0; r < size; r++) displ[r + 1] = displ[r] + cnt[r];
-    *ntotal = displ[size];
-    PetscCall(PetscMalloc1(PetscMax(*ntotal, 1), all));
-    PetscCall(PetscMalloc1(size, counts));
-    for (PetscMPIInt r = 0; r < size; r++) (*counts)[r] = cnt[r];
-  }
-  PetscCallMPI(MPI_Gatherv(v, mine, MPIU_INT64, *all, cnt, displ, MPIU_INT64, 0, comm));
-  if (rank == 0) PetscCall(PetscFree2(cnt, displ));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GatherReal(MPI_Comm comm, PetscInt n, const PetscReal v[], PetscInt *ntotal, PetscReal **all, PetscInt64 **counts)
-{
-  PetscMPIInt rank, size, *cnt = NULL, *displ = NULL, mine = (PetscMPIInt)n;
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  *ntotal = 0;
-  *all    = NULL;
+  *out    = NULL;
   *counts = NULL;
   if (rank == 0) PetscCall(PetscMalloc2(size, &cnt, size + 1, &displ));
   PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm));
@@ -182,11 +161,11 @@ static PetscErrorCode GatherReal(MPI_Comm comm, PetscInt n, const PetscReal v[],
     displ[0] = 0;
     for (PetscMPIInt r = 0; r < size; r++) displ[r + 1] = displ[r] + cnt[r];
     *ntotal = displ[size];
-    PetscCall(PetscMalloc1(PetscMax(*ntotal, 1), all));
+    PetscCall(PetscMalloc(elem * (size_t)PetscMax(*ntotal, 1), out));
     PetscCall(PetscMalloc1(size, counts));
     for (PetscMPIInt r = 0; r < size; r++) (*counts)[r] = cnt[r];
   }
-  PetscCallMPI(MPI_Gatherv(v, mine, MPIU_REAL, *all, cnt, displ, MPIU_REAL, 0, comm));
+  PetscCallMPI(MPI_Gatherv(v, mine, t, *out, cnt, displ, t, 0, comm));
   if (rank == 0) PetscCall(PetscFree2(cnt, displ));
   PetscFunctionReturn(0);
 }
@@ -346,17 +325,17 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     PetscInt    n;
     PetscInt64 *all, *counts;
     PetscReal  *vals;
-    PetscCall(GatherInt64(s->comm, m->ncoupling_qq, m->coupling_qq, &n, &all, &counts));
+    PetscCall(GatherToRoot(s->comm, m->ncoupling_qq, m->coupling_qq, MPIU_INT64, sizeof(PetscInt64), &n, &all, &counts));
     PetscCall(TdOutputCheckpointPutInt(out, "coupling_qq", n, all));
     PetscCall(TdOutputCheckpointPutInt(out, "coupling_qq_counts", rank ? 0 : size, counts));
     PetscCall(PetscFree(all));
     PetscCall(PetscFree(counts));
-    PetscCall(GatherInt64(s->comm, m->ncoupling_qp, m->coupling_qp, &n, &all, &counts));
+    PetscCall(GatherToRoot(s->comm, m->ncoupling_qp, m->coupling_qp, MPIU_INT64, sizeof(PetscInt64), &n, &all, &counts));
     PetscCall(TdOutputCheckpointPutInt(out, "coupling_qp", n, all));
     PetscCall(TdOutputCheckpointPutInt(out, "coupling_qp_counts", rank ? 0 : size, counts));
     PetscCall(PetscFree(all));
     PetscCall(PetscFree(counts));
-    PetscCall(GatherReal(s->comm, s->pc_ready && s->npc_coo_v == s->ncoo ? (PetscInt)s->ncoo : 0, s->pc_coo_v, &n, &vals, &counts));
+    PetscCall(GatherToRoot(s->comm, s->pc_ready && s->npc_coo_v == s->ncoo ? (PetscInt)s->ncoo : 0, s->pc_coo_v, MPIU_REAL, sizeof(PetscReal), &n, &vals, &counts));
     PetscCall(TdOutputCheckpointPutReal(out, "pc_coo_values", n, vals));
     PetscCall(TdOutputCheckpointPutInt(out, "pc_coo_counts", rank ? 0 : size, counts));
     PetscCall(PetscFree(vals));
