@@ -111,6 +111,13 @@ void ancf3843_face_shapes(int face, int k[ANCF3843_FACE_NSHAPE]);
    numbers), at about a quarter of the cost. */
 void ancf3843_face_shape_and_gradient(double a, double b, double c, int face, const double uv[2],
                                       double S[ANCF3843_FACE_NSHAPE], double dSdX[2][ANCF3843_FACE_NSHAPE]);
+/* Follower pressure p on face f (formulation.md (F16), ancf3843_face_load.c): adds its share of
+   the residual (internal minus external forces), p s int S_k (a1 x a2) dX_I0 dX_I1, to Q, and if
+   K is not NULL kscale times its derivative with respect to e to the row-major NDOF x NDOF block
+   K.  p > 0 pushes on the face (against its outward normal).  e and Q in the cell's material
+   frame. */
+void ancf3843_face_pressure(double a, double b, double c, int face, const double e[ANCF3843_NDOF], double p, double Q[ANCF3843_NDOF],
+                            double *K, double kscale);
 /* r = sum_k S_k e_k at xi; dr[I] = dr/dX_I if dr is not NULL (3 x 3, dr[I][i]). */
 void ancf3843_interpolate(double a, double b, double c, const double xi[3],
                           const double e[ANCF3843_NDOF], double r[3], double dr[3][3]);

@@ -1,0 +1,71 @@
+/*
+  Follower pressure on a face of an ANCF 3843 cell (ancf3843.h, formulation.md (F16)).  Pure C:
+  no allocation, no globals.
+
+  On local face f the position is r(u, v) = sum_j S_j e_j over the face's 12 functions (F1), with
+  a1 = dr/dX_I0 and a2 = dr/dX_I1 its material derivatives along the in-face axes I0 < I1.  The
+  deformed area element is n da = s (a1 x a2) dX_I0 dX_I1, s = +-1 making n the outward normal:
+  e_I0 x e_I1 = +e_fix for the xi and zeta faces, -e_fix for the eta faces, so
+  s = (side ? +1 : -1) (fix == 1 ? -1 : +1).  A pressure p (positive pushes on the face, against
+  its outward normal) exerts f = -p n da, and the residual (internal minus external forces) gets
+      Q_j += p s int S_j (a1 x a2) dX_I0 dX_I1                                    (F16)
+  Its derivative with respect to the coordinates e_l (component m) follows from
+      d(a1 x a2)/de_lm = dS_l/dX_I0 (E_m x a2) + dS_l/dX_I1 (a1 x E_m),
+  E_m the unit vector m: the pressure follows the face (a follower load), so the block is not
+  symmetric.  The integrand is a polynomial of the face coordinates; 4 x 4 Gauss points make the
+  reference-configuration integrals exact and the deformed ones accurate to the element's order.
+*/
+#include <tribodyn/ancf3843.h>
+
+#define NQ1 4
+
+static inline void cross3(const double a[3], const double b[3], double c[3])
+{
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+void ancf3843_face_pressure(double a, double b, double c, int face, const double e[ANCF3843_NDOF], double p, double Q[ANCF3843_NDOF],
+                            double *K, double kscale)
+{
+  static const double gx[NQ1] = {-0.86113631159405258, -0.33998104358485626, 0.33998104358485626, 0.86113631159405258};
+  static const double gw[NQ1] = {0.34785484513745385, 0.65214515486254614, 0.65214515486254614, 0.34785484513745385};
+  const int    fix = face / 2, side = face & 1;
+  const int    I0 = fix == 0 ? 1 : 0, I1 = fix == 2 ? 1 : 2;
+  const double L[3] = {a, b, c};
+  const double s = (side ? 1.0 : -1.0) * (fix == 1 ? -1.0 : 1.0);
+  const double jac = 0.25 * L[I0] * L[I1]; /* dX_I0 dX_I1 = jac du dv */
+  int          k[ANCF3843_FACE_NSHAPE];
+
+  if (p == 0.0) return;
+  ancf3843_face_shapes(face, k);
+  for (int qu = 0; qu < NQ1; qu++)
+    for (int qv = 0; qv < NQ1; qv++) {
+      const double uv[2] = {gx[qu], gx[qv]};
+      const double w     = p * s * jac * gw[qu] * gw[qv];
+      double       S[ANCF3843_FACE_NSHAPE], dS[2][ANCF3843_FACE_NSHAPE], a1[3] = {0, 0, 0}, a2[3] = {0, 0, 0}, n[3];
+      ancf3843_face_shape_and_gradient(a, b, c, face, uv, S, dS);
+      for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++)
+        for (int i = 0; i < 3; i++) {
+          a1[i] += dS[0][j] * e[3 * k[j] + i];
+          a2[i] += dS[1][j] * e[3 * k[j] + i];
+        }
+      cross3(a1, a2, n);
+      for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++)
+        for (int i = 0; i < 3; i++) Q[3 * k[j] + i] += w * S[j] * n[i];
+      if (!K) continue;
+      for (int m = 0; m < 3; m++) {
+        double E[3] = {0, 0, 0}, t2[3], t1[3];
+        E[m] = 1.0;
+        cross3(E, a2, t2); /* d(a1 x a2)/d a1_m */
+        cross3(a1, E, t1); /* d(a1 x a2)/d a2_m */
+        for (int l = 0; l < ANCF3843_FACE_NSHAPE; l++) {
+          const double g0 = kscale * w * dS[0][l], g1 = kscale * w * dS[1][l];
+          const int    col = 3 * k[l] + m;
+          for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++)
+            for (int i = 0; i < 3; i++) K[(3 * k[j] + i) * ANCF3843_NDOF + col] += S[j] * (g0 * t2[i] + g1 * t1[i]);
+        }
+      }
+    }
+}
