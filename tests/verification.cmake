@@ -12,6 +12,7 @@ tribodyn_python_test(time_integration verification/time_integration.py verificat
 tribodyn_python_test(parallel_consistency verification/parallel_consistency.py verification mpi)
 tribodyn_python_test(jacobian verification/jacobian.py verification)
 tribodyn_python_test(joints_loads verification/joints_loads.py verification)
+tribodyn_python_test(pressure_loads verification/pressure_loads.py verification input)
 tribodyn_python_test(step_control verification/step_control.py verification)
 tribodyn_python_test(film_bearings verification/film_bearings.py verification)
 tribodyn_python_test(film_jacobian verification/film_jacobian.py verification)

@@ -61,15 +61,28 @@ typedef struct {
 
 typedef enum { TD_PROFILE_CONSTANT, TD_PROFILE_RAMP, TD_PROFILE_HALFSINE, TD_PROFILE_TABLE } TdProfileType;
 
+typedef enum { TD_LOAD_POINT, TD_LOAD_PRESSURE } TdLoadType;
+
+/* A load: a point force at a material point (F1), or a follower pressure on a face (F16). */
 typedef struct {
   char            name[TD_NAME_LEN];
-  TdMaterialPoint point;
-  PetscReal       force[3];
+  TdLoadType      type;
+  TdMaterialPoint point;          /* point */
+  PetscReal       force[3];       /* point: force [N] (its peak for a pulse) */
+  PetscInt        body;           /* pressure: the body and its face set */
+  const TdMeshSet *face;
+  PetscReal       pressure;       /* pressure: [Pa] (its peak for a pulse) */
+  PetscReal       area;           /* pressure: reference area of the face [m^2] */
   TdProfileType   profile;
   PetscReal       start, duration;
   PetscInt        ntable;
   PetscReal      *table_t, *table_f;
 } TdLoad;
+
+/* A loaded element face: load l on local face `face` of an element. */
+typedef struct {
+  PetscInt load, face;
+} TdElementLoad;
 
 typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER } TdJointType;
 
@@ -122,6 +135,10 @@ struct _p_TdModel {
   PetscInt   nelements;
   PetscInt  *element_body, *element_cell;
   PetscReal  mass_per_node; /* scaling of the constraint rows */
+  /* pressure loads by element: element e carries element_loads[element_load_offset[e] ..
+     element_load_offset[e + 1]) (NULL when no load is a pressure) */
+  PetscInt      *element_load_offset;
+  TdElementLoad *element_loads;
   /* film-body coupling pattern (src/model/film.c): sorted unique keys of the element-face pairs
      (row face << 32 | column face, face = 8 element + local face) of dQ/dq, and of
      (face << 32 | pressure unknown) of dQ/dp and dF/dq; each block covers the coordinates that
@@ -183,8 +200,12 @@ void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, Pet
 /* Rigid body: the velocity of the material point that is at spatial position x at time t. */
 void TdRigidBodyVelocityAt(const TdBody *body, const PetscReal x[3], PetscReal t, PetscReal v[3]);
 
-/* Load vector of load l at time t (formulation.md F1 point loads): force [N]. */
+/* Time factor of a load at time t: its profile (ramp, half-sine, table / peak value). */
+PetscReal TdLoadFactor(const TdLoad *load, PetscReal t);
+/* Load vector of point load l at time t (formulation.md F1 point loads): force [N]. */
 void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3]);
+/* Pressure of pressure load l at time t [Pa] (F16). */
+PetscReal TdLoadPressure(const TdLoad *load, PetscReal t);
 /* Prescribed value of constraint row r and its first and second time derivatives. */
 void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot);
 /* Crank-slider kinematics x_P(t) relative to the crank centre (formulation.md §4). */

@@ -1,6 +1,8 @@
 /*
-  Point loads (model.h, formulation.md F1): read from the options (body, material point,
-  force, time profile, measured force table) and their force at a time t.
+  Loads (model.h): point forces at a material point (formulation.md F1) and follower pressures
+  on a face (F16), read from the options (type, body and point or face, force or pressure, time
+  profile, measured table), their value at a time t, and the element-by-element index of the
+  loaded faces that the residual and Jacobian loops read.
 */
 #include "model_private.h"
 #include <tribodyn/options.h>
@@ -8,8 +10,16 @@
 #include <string.h>
 
 static const char *const profile_types[] = {"constant", "ramp", "halfsine", "table", NULL};
+static const char *const load_types[]    = {"point", "pressure", NULL};
 
-void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3])
+/* the load's peak value whose direction or sign the table's values scale */
+static PetscReal PeakValue(const TdLoad *load)
+{
+  if (load->type == TD_LOAD_PRESSURE) return load->pressure;
+  return PetscSqrtReal(load->force[0] * load->force[0] + load->force[1] * load->force[1] + load->force[2] * load->force[2]);
+}
+
+PetscReal TdLoadFactor(const TdLoad *load, PetscReal t)
 {
   PetscReal s = 1, tau = t - load->start;
   switch (load->profile) {
@@ -23,8 +33,8 @@ void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3])
     s = (tau <= 0 || tau >= load->duration) ? 0 : PetscSinReal(PETSC_PI * tau / load->duration);
     break;
   case TD_PROFILE_TABLE: {
-    /* linear interpolation of the measured force; zero outside the table */
-    const PetscReal norm = PetscSqrtReal(load->force[0] * load->force[0] + load->force[1] * load->force[1] + load->force[2] * load->force[2]);
+    /* linear interpolation of the measured force (or pressure); zero outside the table */
+    const PetscReal norm = PeakValue(load);
     PetscInt        n    = load->ntable, lo = 0, hi = n - 1;
     if (tau < load->table_t[0] || tau > load->table_t[n - 1] || norm == 0) s = 0;
     else {
@@ -38,7 +48,84 @@ void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3])
     }
   } break;
   }
+  return s;
+}
+
+void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3])
+{
+  const PetscReal s = TdLoadFactor(load, t);
   for (PetscInt i = 0; i < 3; i++) f[i] = s * load->force[i];
+}
+
+PetscReal TdLoadPressure(const TdLoad *load, PetscReal t)
+{
+  return TdLoadFactor(load, t) * load->pressure;
+}
+
+/* -<l>_face B:group: the body and its face set (ANCF bodies only). */
+static PetscErrorCode ReadFace(TdModel model, TdLoad *load)
+{
+  char      value[256], opt[128], *colon;
+  PetscBool set;
+  PetscInt  b = -1;
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_face", load->name));
+  PetscCall(TdOptionsString(load->name, "face", "pressure: the loaded face body:face (a box face xmin..zmax, or a 2-D physical group of the body's mesh)", NULL, value, sizeof value, &set));
+  if (TdOptionsHelpRequested() && !set) PetscFunctionReturn(0);
+  if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' is a pressure but has no face: set %s body:face (e.g. guide:zmax)", load->name, opt);
+  colon = strchr(value, ':');
+  if (!colon) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s = '%s': write the face as body:face, e.g. guide:zmax", opt, value);
+  *colon = 0;
+  for (PetscInt i = 0; i < model->nbodies; i++)
+    if (!strcmp(model->bodies[i].name, value)) b = i;
+  if (b < 0) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: there is no body '%s'", opt, value);
+  if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid (prescribed motion); pressure loads act on ancf bodies", opt, value);
+  load->body = b;
+  load->face = TdMeshFindSet(&model->bodies[b].mesh, colon + 1);
+  if (!load->face || !load->face->nfaces) {
+    char list[1024] = "";
+    for (PetscInt k = 0; k < model->bodies[b].mesh.nsets; k++) {
+      PetscCall(PetscStrlcat(list, k ? ", " : "", sizeof list));
+      PetscCall(PetscStrlcat(list, model->bodies[b].mesh.sets[k].name, sizeof list));
+    }
+    SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' has no face '%s' (its faces: %s)", opt, value, colon + 1, list);
+  }
+  load->area = 0;
+  for (PetscInt k = 0; k < load->face->nfaces; k++) {
+    const PetscInt   cell = load->face->faces[k].cell, fix = load->face->faces[k].face / 2;
+    const PetscReal *L    = &model->bodies[b].mesh.size[3 * cell];
+    load->area += L[0] * L[1] * L[2] / L[fix];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The element-by-element index of the pressure loads' faces (model.h element_load_offset). */
+static PetscErrorCode IndexElementLoads(TdModel model)
+{
+  PetscInt n = 0, *count;
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < model->nloads; l++)
+    if (model->loads[l].type == TD_LOAD_PRESSURE && model->loads[l].face) n += model->loads[l].face->nfaces;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc1(model->nelements + 1, &model->element_load_offset));
+  PetscCall(PetscMalloc1(n, &model->element_loads));
+  PetscCall(PetscCalloc1(model->nelements, &count));
+  for (PetscInt l = 0; l < model->nloads; l++) {
+    const TdLoad *load = &model->loads[l];
+    if (load->type != TD_LOAD_PRESSURE || !load->face) continue;
+    for (PetscInt k = 0; k < load->face->nfaces; k++) model->element_load_offset[model->bodies[load->body].element_offset + load->face->faces[k].cell + 1]++;
+  }
+  for (PetscInt e = 0; e < model->nelements; e++) model->element_load_offset[e + 1] += model->element_load_offset[e];
+  for (PetscInt l = 0; l < model->nloads; l++) {
+    const TdLoad *load = &model->loads[l];
+    if (load->type != TD_LOAD_PRESSURE || !load->face) continue;
+    for (PetscInt k = 0; k < load->face->nfaces; k++) {
+      const PetscInt e = model->bodies[load->body].element_offset + load->face->faces[k].cell;
+      model->element_loads[model->element_load_offset[e] + count[e]++] = (TdElementLoad){l, load->face->faces[k].face};
+    }
+  }
+  PetscCall(PetscFree(count));
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode ReadTable(TdModel model, TdLoad *load, const char path[], const char option[])
@@ -92,27 +179,38 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
   PetscCall(PetscCalloc1(PetscMax(nl, 1), &model->loads));
   for (PetscInt l = 0; l < nl; l++) {
     TdLoad   *load = &model->loads[l];
-    PetscInt  b, profile;
+    PetscInt  b = -1, profile, type;
     PetscBool set;
     char      table[PETSC_MAX_PATH_LEN], opt[256];
     const PetscReal zero3[3] = {0, 0, 0};
     PetscCall(PetscStrncpy(load->name, names[l], TD_NAME_LEN));
-    PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
-    PetscCall(TdOptionsRealArray(load->name, "force", "force vector fx,fy,fz (its peak for a pulse)", "N", 3, zero3, load->force, NULL));
+    PetscCall(TdOptionsEnum(load->name, "type", "point (a force at a material point) or pressure (a follower pressure on a face)", load_types, 0, &type, NULL));
+    load->type = (TdLoadType)type;
+    if (load->type == TD_LOAD_POINT || TdOptionsHelpRequested()) {
+      PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
+      PetscCall(TdOptionsRealArray(load->name, "force", "point: force vector fx,fy,fz (its peak for a pulse)", "N", 3, zero3, load->force, NULL));
+    }
+    if (load->type == TD_LOAD_PRESSURE || TdOptionsHelpRequested()) {
+      PetscCall(ReadFace(model, load));
+      PetscCall(TdOptionsReal(load->name, "pressure", "pressure: pressure on the face, pushing against its outward normal and following the deformed face (its peak for a pulse)", "Pa", 0, &load->pressure, NULL));
+    }
     PetscCall(TdOptionsEnum(load->name, "profile", "time profile", profile_types, 0, &profile, NULL));
     load->profile = (TdProfileType)profile;
     PetscCall(TdOptionsReal(load->name, "start", "start of the ramp or pulse", "s", 0, &load->start, NULL));
     PetscCall(TdOptionsReal(load->name, "duration", "duration of the ramp or pulse", "s", 0, &load->duration, &set));
-    PetscCall(TdOptionsString(load->name, "table", "measured force, CSV with columns time [s], force [N] (scales the direction of -<l>_force)", NULL, table, sizeof table, &set));
+    PetscCall(TdOptionsString(load->name, "table", "measured force, CSV with columns time [s], force [N] (scales the direction of -<l>_force); for a pressure: time [s], pressure [Pa]", NULL, table, sizeof table, &set));
     if (TdOptionsHelpRequested()) continue;
     if ((load->profile == TD_PROFILE_RAMP || load->profile == TD_PROFILE_HALFSINE) && !(load->duration > 0))
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_duration = %g: a %s profile needs a positive duration", load->name, (double)load->duration, profile_types[profile]);
-    if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
+    if (load->type == TD_LOAD_POINT && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
+    if (load->profile == TD_PROFILE_TABLE && PeakValue(load) == 0)
+      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but a zero %s: the table's values scale it", load->name, load->type == TD_LOAD_PRESSURE ? "-pressure (give the sign and a reference value, e.g. 1)" : "-force (give the direction)");
     if (load->profile == TD_PROFILE_TABLE) {
       PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_table", load->name));
       if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but no %s FILE.csv", load->name, opt);
       PetscCall(ReadTable(model, load, table, opt));
     }
   }
+  if (!TdOptionsHelpRequested()) PetscCall(IndexElementLoads(model));
   PetscFunctionReturn(0);
 }

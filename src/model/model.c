@@ -87,6 +87,8 @@ PetscErrorCode TdModelDestroy(TdModel *model)
   }
   for (PetscInt l = 0; l < m->nloads; l++)
     if (m->loads[l].ntable) PetscCall(PetscFree2(m->loads[l].table_t, m->loads[l].table_f));
+  PetscCall(PetscFree(m->element_load_offset));
+  PetscCall(PetscFree(m->element_loads));
   PetscCall(TdFilmsDestroy(m));
   PetscCall(PetscFree(m->bodies));
   PetscCall(PetscFree(m->loads));

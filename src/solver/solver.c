@@ -309,8 +309,10 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   PetscCall(SNESSetMaxLinearSolveFailures(s->snes, 0));
   atol = 1e-10 * PetscMax(s->model->force_scale, 1e-12);
   for (PetscInt l = 0; l < s->model->nloads; l++) {
-    const PetscReal *f = s->model->loads[l].force;
-    atol               = PetscMax(atol, 1e-10 * PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+    const TdLoad    *load = &s->model->loads[l];
+    const PetscReal *f    = load->force;
+    /* a pressure's force scale: |p| times the face's area */
+    atol = PetscMax(atol, 1e-10 * (load->type == TD_LOAD_PRESSURE ? PetscAbsReal(load->pressure) * load->area : PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2])));
   }
   PetscCall(SNESSetTolerances(s->snes, atol, 1e-9, 1e-14, 25, 10000));
   PetscCall(TdOptionsBool(NULL, "monitor_blocks", "print the norms of the residual blocks (bodies, films, drives) at every Newton iteration", PETSC_FALSE, &s->monitor_blocks, NULL));
@@ -557,6 +559,13 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
   PetscFunctionReturn(0);
 }
 
+/* A pressure load's value in this solve: its profile at t, or in a static solve its full value
+   times the load factor (as the point loads). */
+static inline PetscReal PressureAt(TdSolver s, const TdLoad *load, PetscReal t)
+{
+  return s->mode == TD_MODE_STATIC ? s->load_factor * load->pressure : TdLoadPressure(load, t);
+}
+
 PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
 {
   TdSolver           s = (TdSolver)ctx;
@@ -603,6 +612,9 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
       TdModelElementGather(m, e, s->qdd1, PETSC_FALSE, ea);
       ancf3843_internal_force(geo, &body->material, eq, ev, Q, NULL, work);
+      if (m->element_load_offset) /* follower pressures on the element's faces (F16) */
+        for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++)
+          ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, &m->loads[m->element_loads[j].load], t1), Q, NULL, 0);
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
         PetscReal mk[3] = {0, 0, 0};
         for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) {
@@ -631,6 +643,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     for (PetscInt l = 0; l < (rank == 0 ? m->nloads : 0); l++) {
       const TdLoad *load = &m->loads[l];
       PetscReal     f[3];
+      if (load->type != TD_LOAD_POINT) continue; /* pressures: in the element loop */
       if (s->mode == TD_MODE_STATIC)
         for (PetscInt i = 0; i < 3; i++) f[i] = s->load_factor * load->force[i];
       else TdLoadForce(load, t1, f);
@@ -726,6 +739,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   ModeCoefficients(s, &cM, &ce, &cv);
+  const PetscReal t1 = StepTime(s);
   s->jacobian_dt = s->mode == TD_MODE_DYNAMIC ? s->step_dt : -1;
   PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
@@ -750,6 +764,11 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
         TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
         ancf3843_tangent(geo, &body->material, eq, ev, ce, cv, K, work);
+        if (m->element_load_offset && ce != 0) { /* the follower pressures' stiffness (F16) */
+          PetscReal Qp[NDOF];
+          for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++)
+            ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, &m->loads[m->element_loads[j].load], t1), Qp, K, ce);
+        }
       } else
         for (PetscInt i = 0; i < NDOF * NDOF; i++) K[i] = 0;
       if (cM != 0) {
