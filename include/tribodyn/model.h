@@ -45,6 +45,7 @@ typedef struct {
   PetscReal  initial_velocity[3];/* ANCF: uniform initial velocity [m/s] */
   /* rigid: x(X, t) = c + v t + R(w t) R0 (X - c0)... see body_rigid.c */
   PetscReal  velocity[3], rotation[3], angular_velocity[3], center[3];
+  PetscReal  oscillation[5];     /* rigid: harmonic displacement ax,ay,az [m], f [Hz], phase [rad] */
   PetscReal  R0[9];
   PetscReal  size;               /* bounding-box diagonal [m] */
   PetscBool  is_cylinder;        /* rigid: a cylinder surface (-<b>_cylinder), face "surface" */

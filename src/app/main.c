@@ -58,6 +58,7 @@ static const char option_reference[] =
   "  -<b>_rotation <0,0,0>: rigid: initial rotation about x, y, z [deg]\n"
   "  -<b>_angular_velocity <0,0,0>: rigid: constant angular velocity [rad/s]\n"
   "  -<b>_center <centroid>: rigid: centre of rotation [m]\n"
+  "  -<b>_oscillation <none>: rigid: harmonic displacement a sin(2 pi f t + phase) added to the motion: ax,ay,az [m], f [Hz][, phase [deg]]\n"
   "Loads (-loads a,b)\n"
   "  -<l>_type <point>: point (a force at a material point) or pressure (a follower pressure on a face)\n"
   "  -<l>_body, -<l>_point x,y,z [m]: point: body and material point (reference coordinates)\n"

@@ -146,23 +146,34 @@ static PetscErrorCode DefaultList(PetscInt n, const PetscReal r[], const PetscIn
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdOptionsRealArray(const char prefix[], const char name[], const char help[], const char unit[], PetscInt n, const PetscReal def[], PetscReal values[], PetscBool *set)
+PetscErrorCode TdOptionsRealArrayRange(const char prefix[], const char name[], const char help[], const char unit[], PetscInt nmin, PetscInt nmax, const PetscReal def[], PetscReal values[], PetscInt *count, PetscBool *set)
 {
   char      full[256], d[256] = "";
   PetscBool flg;
-  PetscInt  got = n;
+  PetscInt  got = nmax;
   PetscFunctionBegin;
   PetscCall(FullName(prefix, name, full, sizeof full));
   PetscCall(Record(full));
-  PetscCall(DefaultList(n, def, NULL, d, sizeof d));
+  PetscCall(DefaultList(nmax, def, NULL, d, sizeof d));
   PetscCall(Help(full, d, help, unit));
   if (def)
-    for (PetscInt i = 0; i < n; i++) values[i] = def[i];
+    for (PetscInt i = 0; i < nmax; i++) values[i] = def[i];
   PetscCall(PetscOptionsGetRealArray(NULL, NULL, full, values, &got, &flg));
-  if (flg && got != n) SETERRQ(options_comm, PETSC_ERR_USER_INPUT, "Option %s: expected %" PetscInt_FMT " comma-separated values, got %" PetscInt_FMT " (%s)", full, n, got, help);
-  for (PetscInt i = 0; flg && i < n; i++)
+  if (flg && (got < nmin || got > nmax)) {
+    if (nmin == nmax) SETERRQ(options_comm, PETSC_ERR_USER_INPUT, "Option %s: expected %" PetscInt_FMT " comma-separated values, got %" PetscInt_FMT " (%s)", full, nmax, got, help);
+    SETERRQ(options_comm, PETSC_ERR_USER_INPUT, "Option %s: expected %" PetscInt_FMT " to %" PetscInt_FMT " comma-separated values, got %" PetscInt_FMT " (%s)", full, nmin, nmax, got, help);
+  }
+  for (PetscInt i = 0; flg && i < got; i++)
     if (PetscIsInfOrNanReal(values[i])) SETERRQ(options_comm, PETSC_ERR_USER_INPUT, "Option %s: value %" PetscInt_FMT " is not a finite number", full, i + 1);
+  if (count) *count = flg ? got : 0;
   if (set) *set = flg;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOptionsRealArray(const char prefix[], const char name[], const char help[], const char unit[], PetscInt n, const PetscReal def[], PetscReal values[], PetscBool *set)
+{
+  PetscFunctionBegin;
+  PetscCall(TdOptionsRealArrayRange(prefix, name, help, unit, n, n, def, values, NULL, set));
   PetscFunctionReturn(0);
 }
 

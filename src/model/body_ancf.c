@@ -74,7 +74,7 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   /* centre: the centroid of the bounding box unless given */
   for (PetscInt i = 0; i < 3; i++) body->center[i] = 0.5 * (body->mesh.bbox[i] + body->mesh.bbox[i + 3]);
   if (body->type == TD_BODY_RIGID) {
-    PetscCall(TdRigidBodyMotionFromOptionsInternal(body));
+    PetscCall(TdRigidBodyMotionFromOptionsInternal(model, body));
   } else {
     PetscCall(TdOptionsRealArray(p, "initial_velocity", "ANCF body: uniform initial velocity vx,vy,vz (a drive sets its own component)", "m/s", 3, zero3, body->initial_velocity, NULL));
   }

@@ -1,6 +1,6 @@
 /*
   Rigid bodies (model.h): their prescribed motion, a constant velocity and angular velocity about
-  the body's centre after an initial rotation, read from the options, and the pose and velocity
+  the body's centre after an initial rotation, plus a harmonic displacement, read from the options, and the pose and velocity
   of their points at a time t.  The geometry options they share with ANCF bodies (-<b>_box,
   -<b>_mesh, material) are read in body_ancf.c, which calls the readers here at their place.
 */
@@ -56,7 +56,7 @@ PetscErrorCode TdRigidBodyCylinderFromOptionsInternal(TdModel model, TdBody *bod
 }
 
 /* body->center holds the default centre (the centroid of the bounding box) on entry. */
-PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdBody *body)
+PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdModel model, TdBody *body)
 {
   const char     *p        = body->name;
   const PetscReal zero3[3] = {0, 0, 0};
@@ -66,6 +66,14 @@ PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdBody *body)
   PetscCall(TdOptionsRealArray(p, "rotation", "rigid body: initial rotation about x, then y, then z, about its centre", "deg", 3, zero3, body->rotation, NULL));
   PetscCall(TdOptionsRealArray(p, "angular_velocity", "rigid body: constant angular velocity wx,wy,wz about its centre", "rad/s", 3, zero3, body->angular_velocity, NULL));
   PetscCall(TdOptionsRealArray(p, "center", "rigid body: centre of rotation x,y,z (default: the centroid)", "m", 3, body->center, body->center, NULL));
+  {
+    /* ax,ay,az,f[,phase]: the phase is given in degrees and kept in radians */
+    const PetscReal zero5[5] = {0, 0, 0, 0, 0};
+    PetscBool       set;
+    PetscCall(TdOptionsRealArrayRange(p, "oscillation", "rigid body: a harmonic displacement a sin(2 pi f t + phase) added to its motion: ax,ay,az [m], f [Hz][, phase [deg]]", NULL, 4, 5, zero5, body->oscillation, NULL, &set));
+    if (set && !(body->oscillation[3] > 0)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_oscillation: the frequency (4th value) must be positive, got %g Hz", p, (double)body->oscillation[3]);
+    body->oscillation[4] *= PETSC_PI / 180;
+  }
   aa[0] = body->rotation[0] * PETSC_PI / 180; aa[1] = 0; aa[2] = 0;
   RotationMatrix(aa, Rx);
   aa[0] = 0; aa[1] = body->rotation[1] * PETSC_PI / 180;
@@ -77,14 +85,28 @@ PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdBody *body)
   PetscFunctionReturn(0);
 }
 
-/* Rigid pose: x = c + v t + R(w t) R0 (X - c), v_X = v + w x (x - c - v t). */
-/* v = V + w x d: the velocity of the point at d from the body's (moving) centre */
-static void RigidVelocity(const TdBody *body, const PetscReal d[3], PetscReal v[3])
+/* Rigid pose: x = c + v t + u(t) + R(w t) R0 (X - c), v_X = v + u'(t) + w x (x - c - v t - u(t)),
+   u(t) = a sin(2 pi f t + phase) the harmonic displacement of -<b>_oscillation. */
+/* The harmonic displacement of -<b>_oscillation at t and its rate (zero without one). */
+static void Oscillation(const TdBody *body, PetscReal t, PetscReal u[3], PetscReal udot[3])
+{
+  const PetscReal om = 2 * PETSC_PI * body->oscillation[3], ph = om * t + body->oscillation[4];
+  const PetscReal s = om > 0 ? PetscSinReal(ph) : 0, c = om > 0 ? om * PetscCosReal(ph) : 0;
+  for (PetscInt i = 0; i < 3; i++) {
+    u[i]    = body->oscillation[i] * s;
+    udot[i] = body->oscillation[i] * c;
+  }
+}
+
+/* v = V + u'(t) + w x d: the velocity of the point at d from the body's (moving) centre */
+static void RigidVelocity(const TdBody *body, PetscReal t, const PetscReal d[3], PetscReal v[3])
 {
   const PetscReal *w = body->angular_velocity;
-  v[0]               = body->velocity[0] + w[1] * d[2] - w[2] * d[1];
-  v[1]               = body->velocity[1] + w[2] * d[0] - w[0] * d[2];
-  v[2]               = body->velocity[2] + w[0] * d[1] - w[1] * d[0];
+  PetscReal        u[3], udot[3];
+  Oscillation(body, t, u, udot);
+  v[0] = body->velocity[0] + udot[0] + w[1] * d[2] - w[2] * d[1];
+  v[1] = body->velocity[1] + udot[1] + w[2] * d[0] - w[0] * d[2];
+  v[2] = body->velocity[2] + udot[2] + w[0] * d[1] - w[1] * d[0];
 }
 
 void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, PetscReal x[3], PetscReal v[3])
@@ -95,13 +117,18 @@ void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, Pet
   MatMul3(R, body->R0, RR0);
   for (PetscInt i = 0; i < 3; i++) d[i] = X[i] - body->center[i];
   for (PetscInt i = 0; i < 3; i++) rd[i] = RR0[3 * i] * d[0] + RR0[3 * i + 1] * d[1] + RR0[3 * i + 2] * d[2];
-  for (PetscInt i = 0; i < 3; i++) x[i] = body->center[i] + body->velocity[i] * t + rd[i];
-  if (v) RigidVelocity(body, rd, v);
+  {
+    PetscReal u[3], udot[3];
+    Oscillation(body, t, u, udot);
+    for (PetscInt i = 0; i < 3; i++) x[i] = body->center[i] + body->velocity[i] * t + u[i] + rd[i];
+  }
+  if (v) RigidVelocity(body, t, rd, v);
 }
 
 void TdRigidBodyVelocityAt(const TdBody *body, const PetscReal x[3], PetscReal t, PetscReal v[3])
 {
-  PetscReal d[3];
-  for (PetscInt i = 0; i < 3; i++) d[i] = x[i] - body->center[i] - body->velocity[i] * t;
-  RigidVelocity(body, d, v);
+  PetscReal d[3], u[3], udot[3];
+  Oscillation(body, t, u, udot);
+  for (PetscInt i = 0; i < 3; i++) d[i] = x[i] - body->center[i] - body->velocity[i] * t - u[i];
+  RigidVelocity(body, t, d, v);
 }

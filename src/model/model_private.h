@@ -20,7 +20,7 @@ PetscErrorCode TdBodiesNumberCoordinatesInternal(TdModel model);
    -<b>_cylinder: *given if set; geometry_given: a box or mesh was given as well (an error). */
 PetscErrorCode TdRigidBodyCylinderFromOptionsInternal(TdModel model, TdBody *body, PetscBool geometry_given, PetscBool *given);
 /* -<b>_velocity, _rotation, _angular_velocity, _center and the initial rotation R0. */
-PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdBody *body);
+PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdModel model, TdBody *body);
 
 /* Material points (material_point.c). */
 /* Shape functions with the slopes taken along the global axes from those along the cell's
