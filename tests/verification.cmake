@@ -13,6 +13,7 @@ tribodyn_python_test(parallel_consistency verification/parallel_consistency.py v
 tribodyn_python_test(jacobian verification/jacobian.py verification)
 tribodyn_python_test(joints_loads verification/joints_loads.py verification)
 tribodyn_python_test(pressure_loads verification/pressure_loads.py verification input)
+tribodyn_python_test(springs verification/springs.py verification input)
 tribodyn_python_test(step_control verification/step_control.py verification)
 tribodyn_python_test(film_bearings verification/film_bearings.py verification)
 tribodyn_python_test(oscillating_squeeze verification/oscillating_squeeze.py verification input)

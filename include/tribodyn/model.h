@@ -62,13 +62,18 @@ typedef struct {
 
 typedef enum { TD_PROFILE_CONSTANT, TD_PROFILE_RAMP, TD_PROFILE_HALFSINE, TD_PROFILE_TABLE } TdProfileType;
 
-typedef enum { TD_LOAD_POINT, TD_LOAD_PRESSURE } TdLoadType;
+typedef enum { TD_LOAD_POINT, TD_LOAD_PRESSURE, TD_LOAD_SPRING } TdLoadType;
 
-/* A load: a point force at a material point (F1), or a follower pressure on a face (F16). */
+/* A load: a point force at a material point (F1), a follower pressure on a face (F16), or a
+   linear spring-damper between two points (F17). */
 typedef struct {
   char            name[TD_NAME_LEN];
   TdLoadType      type;
-  TdMaterialPoint point;          /* point */
+  TdMaterialPoint point;          /* point; spring: its first end */
+  PetscInt        body2;          /* spring: body of the second end, -1 for ground */
+  TdMaterialPoint point2;         /* spring: second end on body2 */
+  PetscReal       ground[3];      /* spring: second end fixed in space (body2 = -1) [m] */
+  PetscReal       stiffness, damping, length; /* spring: k [N/m], c [N s/m], rest length [m] */
   PetscReal       force[3];       /* point: force [N] (its peak for a pulse) */
   PetscInt        body;           /* pressure: the body and its face set */
   const TdMeshSet *face;

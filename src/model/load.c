@@ -1,6 +1,6 @@
 /*
-  Loads (model.h): point forces at a material point (formulation.md F1) and follower pressures
-  on a face (F16), read from the options (type, body and point or face, force or pressure, time
+  Loads (model.h): point forces at a material point (formulation.md F1), follower pressures on
+  a face (F16) and linear spring-dampers between two points (F17), read from the options (type, body and point or face, force or pressure, time
   profile, measured table), their value at a time t, and the element-by-element index of the
   loaded faces that the residual and Jacobian loops read.
 */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *const profile_types[] = {"constant", "ramp", "halfsine", "table", NULL};
-static const char *const load_types[]    = {"point", "pressure", NULL};
+static const char *const load_types[]    = {"point", "pressure", "spring", NULL};
 
 /* the load's peak value whose direction or sign the table's values scale */
 static PetscReal PeakValue(const TdLoad *load)
@@ -96,6 +96,45 @@ static PetscErrorCode ReadFace(TdModel model, TdLoad *load)
     const PetscReal *L    = &model->bodies[b].mesh.size[3 * cell];
     load->area += L[0] * L[1] * L[2] / L[fix];
   }
+  PetscFunctionReturn(0);
+}
+
+/* A spring's second end: -<l>_body2 B (or ground) and -<l>_point2 x,y,z; its stiffness, damping
+   and rest length (default: the ends' distance in the reference configuration). */
+static PetscErrorCode ReadSpring(TdModel model, TdLoad *load)
+{
+  char      bname[TD_NAME_LEN] = "ground", opt[256];
+  PetscReal X[3] = {0, 0, 0}, xa[3], xb[3], d = 0;
+  PetscBool set, lset;
+  PetscFunctionBegin;
+  PetscCall(TdOptionsString(load->name, "body2", "spring: body of the second end, or ground (a point fixed in space)", "ground", bname, sizeof bname, NULL));
+  PetscCall(TdOptionsRealArray(load->name, "point2", "spring: the second end (reference coordinates, or the fixed point for ground)", "m", 3, NULL, X, &set));
+  PetscCall(TdOptionsRealPositive(load->name, "stiffness", "spring: stiffness k", "N/m", 0, PETSC_FALSE, &load->stiffness, NULL));
+  PetscCall(TdOptionsRealPositive(load->name, "damping", "spring: damping coefficient c (on the rate of the length)", "N s/m", 0, PETSC_FALSE, &load->damping, NULL));
+  PetscCall(TdOptionsReal(load->name, "length", "spring: rest length (default: the ends' distance in the reference configuration)", "m", 0, &load->length, &lset));
+  if (TdOptionsHelpRequested()) PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_point2", load->name));
+  if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "The spring '%s' has no second end: set %s x,y,z (and -%s_body2 B, or ground)", load->name, opt, load->name);
+  load->body2 = -1;
+  if (strcmp(bname, "ground")) {
+    for (PetscInt i = 0; i < model->nbodies; i++)
+      if (!strcmp(model->bodies[i].name, bname)) load->body2 = i;
+    if (load->body2 < 0) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body2: there is no body '%s' (give a body name or ground)", load->name, bname);
+    if (model->bodies[load->body2].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body2: body '%s' is rigid (prescribed motion); springs connect ancf bodies or ground", load->name, bname);
+    PetscCall(PetscSNPrintf(opt, sizeof opt, "Option -%s_point2 of spring '%s'", load->name, load->name));
+    PetscCall(TdModelMaterialPoint(model, load->body2, X, opt, &load->point2));
+  } else
+    for (PetscInt i = 0; i < 3; i++) load->ground[i] = X[i];
+  TdModelPointValue(model, &load->point, model->q_ref, xa);
+  if (load->body2 >= 0) TdModelPointValue(model, &load->point2, model->q_ref, xb);
+  else
+    for (PetscInt i = 0; i < 3; i++) xb[i] = load->ground[i];
+  for (PetscInt i = 0; i < 3; i++) d += (xb[i] - xa[i]) * (xb[i] - xa[i]);
+  d = PetscSqrtReal(d);
+  /* coincident within rounding (a point's position is a sum of shape functions) */
+  if (!(d > 1e-9 * model->bodies[load->point.body].size)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Spring '%s': its two ends coincide in the reference configuration; a spring needs a direction (move -%s_point2)", load->name, load->name);
+  if (!lset) load->length = d;
+  if (load->length < 0) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_length = %g: a rest length must not be negative", load->name, (double)load->length);
   PetscFunctionReturn(0);
 }
 
@@ -186,10 +225,9 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
     PetscCall(PetscStrncpy(load->name, names[l], TD_NAME_LEN));
     PetscCall(TdOptionsEnum(load->name, "type", "point (a force at a material point) or pressure (a follower pressure on a face)", load_types, 0, &type, NULL));
     load->type = (TdLoadType)type;
-    if (load->type == TD_LOAD_POINT || TdOptionsHelpRequested()) {
-      PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
-      PetscCall(TdOptionsRealArray(load->name, "force", "point: force vector fx,fy,fz (its peak for a pulse)", "N", 3, zero3, load->force, NULL));
-    }
+    if (load->type == TD_LOAD_POINT || load->type == TD_LOAD_SPRING || TdOptionsHelpRequested()) PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
+    if (load->type == TD_LOAD_POINT || TdOptionsHelpRequested()) PetscCall(TdOptionsRealArray(load->name, "force", "point: force vector fx,fy,fz (its peak for a pulse)", "N", 3, zero3, load->force, NULL));
+    if (load->type == TD_LOAD_SPRING || TdOptionsHelpRequested()) PetscCall(ReadSpring(model, load));
     if (load->type == TD_LOAD_PRESSURE || TdOptionsHelpRequested()) {
       PetscCall(ReadFace(model, load));
       PetscCall(TdOptionsReal(load->name, "pressure", "pressure: pressure on the face, pushing against its outward normal and following the deformed face (its peak for a pulse)", "Pa", 0, &load->pressure, NULL));
@@ -202,7 +240,7 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
     if (TdOptionsHelpRequested()) continue;
     if ((load->profile == TD_PROFILE_RAMP || load->profile == TD_PROFILE_HALFSINE) && !(load->duration > 0))
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_duration = %g: a %s profile needs a positive duration", load->name, (double)load->duration, profile_types[profile]);
-    if (load->type == TD_LOAD_POINT && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
+    if (load->type != TD_LOAD_PRESSURE && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
     if (load->profile == TD_PROFILE_TABLE && PeakValue(load) == 0)
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but a zero %s: the table's values scale it", load->name, load->type == TD_LOAD_PRESSURE ? "-pressure (give the sign and a reference value, e.g. 1)" : "-force (give the direction)");
     if (load->profile == TD_PROFILE_TABLE) {

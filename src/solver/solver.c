@@ -15,6 +15,7 @@
 #include "solver_private.h"
 #include <tribodyn/options.h>
 #include <tribodyn/mumps_single.h>
+#include <tribodyn/spring_damper.h>
 #include <petsc/private/petscimpl.h>
 #include <omp.h>
 
@@ -34,6 +35,16 @@ static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
 /* The Jacobian with its COO pattern: element blocks of this rank, the film blocks of this rank's
    quads, then (rank 0) one diagonal entry per cavitating film row and the constraint blocks.
    Rebuilt when the film-body coupling pattern changes. */
+/* Jacobian entries of the springs (rank 0): for each spring, the blocks (end a, end b) of its
+   ends, 96 x 96 each, in the order of SpringPattern. */
+static PetscCount SpringEntries(TdModel m)
+{
+  PetscCount n = 0;
+  for (PetscInt l = 0; l < m->nloads; l++)
+    if (m->loads[l].type == TD_LOAD_SPRING) n += (m->loads[l].body2 >= 0 ? 4 : 1) * (PetscCount)NDOF * NDOF;
+  return n;
+}
+
 PetscErrorCode TdSolverBuildJacobian(TdSolver s)
 {
   TdModel     model = s->model;
@@ -51,6 +62,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
     if (rank == 0) {
       for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms + 1;
       nc += s->nncp;
+      nc += (PetscInt)SpringEntries(model);
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
     PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, (PetscCount)nloc * NDOF * NDOF, s->nfilm_coo, nc));
@@ -97,6 +109,21 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
            -pc_factor_nonzeros_along_diagonal) can permute a nonzero onto it */
         ci[k] = cj[k] = model->row_offset + r;
         k++;
+      }
+      /* springs: the blocks of their ends (SpringEntries) */
+      for (PetscInt l = 0; l < model->nloads; l++) {
+        const TdLoad          *load = &model->loads[l];
+        const TdMaterialPoint *end[2] = {&load->point, &load->point2};
+        const PetscInt         nend   = load->body2 >= 0 ? 2 : 1;
+        if (load->type != TD_LOAD_SPRING) continue;
+        for (PetscInt a = 0; a < nend; a++)
+          for (PetscInt b = 0; b < nend; b++)
+            for (PetscInt i = 0; i < NDOF; i++)
+              for (PetscInt j = 0; j < NDOF; j++, k++) {
+                ci[k] = model->free_index[end[a]->coord[i]];
+                cj[k] = model->free_index[end[b]->coord[j]];
+                if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
+              }
       }
     }
     if (!s->J) {
@@ -559,6 +586,22 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
   PetscFunctionReturn(0);
 }
 
+/* A spring's ends at the iterate: positions and velocities (the second end fixed for ground). */
+static void SpringEnds(TdSolver s, const TdLoad *load, PetscReal xa[3], PetscReal xb[3], PetscReal va[3], PetscReal vb[3])
+{
+  TdModel m = s->model;
+  TdModelPointValue(m, &load->point, s->q1, xa);
+  TdModelPointValue(m, &load->point, s->v1, va);
+  if (load->body2 >= 0) {
+    TdModelPointValue(m, &load->point2, s->q1, xb);
+    TdModelPointValue(m, &load->point2, s->v1, vb);
+  } else
+    for (PetscInt i = 0; i < 3; i++) {
+      xb[i] = load->ground[i];
+      vb[i] = 0;
+    }
+}
+
 /* A pressure load's value in this solve: its profile at t, or in a static solve its full value
    times the load factor (as the point loads). */
 static inline PetscReal PressureAt(TdSolver s, const TdLoad *load, PetscReal t)
@@ -649,6 +692,23 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       else TdLoadForce(load, t1, f);
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
         for (PetscInt i = 0; i < 3; i++) rf[load->point.coord[3 * k + i]] -= load->point.S[k] * f[i];
+    }
+    /* spring-dampers (F17), on rank 0: -S_a g on the first end, +S_b g on the second; damping
+       only in dynamics (a static solve has no rates) */
+    for (PetscInt l = 0; l < (rank == 0 ? m->nloads : 0); l++) {
+      const TdLoad *load = &m->loads[l];
+      PetscReal     xa[3], xb[3], va[3], vb[3], g[3];
+      if (load->type != TD_LOAD_SPRING) continue;
+      SpringEnds(s, load, xa, xb, va, vb);
+      if (spring_damper(xa, xb, va, vb, load->stiffness, s->mode == TD_MODE_DYNAMIC ? load->damping : 0, load->length, g, NULL, NULL, NULL)) {
+        finite = PETSC_FALSE; /* the ends met: no direction */
+        continue;
+      }
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+        for (PetscInt i = 0; i < 3; i++) {
+          rf[load->point.coord[3 * k + i]] -= load->point.S[k] * g[i];
+          if (load->body2 >= 0) rf[load->point2.coord[3 * k + i]] += load->point2.S[k] * g[i];
+        }
     }
     /* films (F11, F14): pressure rows and the film forces on ANCF faces, each rank its quads;
        every rank then holds the whole film rows (TdSolverFilmsAssemble) */
@@ -824,6 +884,28 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         const TdConstraintRow *row = &m->rows[c];
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
         s->coo_v[k++] = 0; /* the diagonal */
+      }
+      /* springs (F17): d(sigma_a S_a g)/dq_b = sigma_a sigma_b S_a S_b (ce Kd + cv Kv),
+         sigma = -1 on the first end and +1 on the second */
+      for (PetscInt l = 0; l < m->nloads; l++) {
+        const TdLoad          *load = &m->loads[l];
+        const TdMaterialPoint *end[2] = {&load->point, &load->point2};
+        const PetscReal        sig[2] = {-1, 1};
+        const PetscInt         nend   = load->body2 >= 0 ? 2 : 1;
+        PetscReal              xa[3], xb[3], va[3], vb[3], g[3], Kd[3][3], Kv[3][3], B[3][3];
+        const PetscReal        c = s->mode == TD_MODE_DYNAMIC ? load->damping : 0;
+        if (load->type != TD_LOAD_SPRING) continue;
+        SpringEnds(s, load, xa, xb, va, vb);
+        if (spring_damper(xa, xb, va, vb, load->stiffness, c, load->length, g, NULL, Kd, Kv)) {
+          for (PetscInt i = 0; i < 3; i++)
+            for (PetscInt j = 0; j < 3; j++) Kd[i][j] = Kv[i][j] = 0;
+        }
+        for (PetscInt i = 0; i < 3; i++)
+          for (PetscInt j = 0; j < 3; j++) B[i][j] = ce * Kd[i][j] + cv * Kv[i][j];
+        for (PetscInt a = 0; a < nend; a++)
+          for (PetscInt b = 0; b < nend; b++)
+            for (PetscInt r = 0; r < NDOF; r++)
+              for (PetscInt q = 0; q < NDOF; q++, k++) s->coo_v[k] = sig[a] * sig[b] * end[a]->S[r / 3] * end[b]->S[q / 3] * B[r % 3][q % 3];
       }
     }
   }
