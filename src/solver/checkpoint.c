@@ -230,21 +230,14 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   PetscReal   sc[CK_NSCALARS], *buf;
   PetscInt    nbuf = PetscMax(s->N, m->nfull);
   char        name[128];
-  KSP         ksp;
   PetscFunctionBegin;
   PetscCheck(s->mode == TD_MODE_DYNAMIC, s->comm, PETSC_ERR_SUP, "A checkpoint is written between the steps of a dynamic run");
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(SNESGetKSP(s->snes, &ksp));
   {
     PetscInt           lits;
     KSPConvergedReason kreason;
-    PetscCall(KSPGetIterationNumber(ksp, &lits));
-    PetscCall(KSPGetConvergedReason(ksp, &kreason));
-    if (s->restored_ksp) {
-      lits    = s->restored_lits;
-      kreason = (KSPConvergedReason)s->restored_kreason;
-    }
+    PetscCall(TdSolverLastKrylov(s, &lits, &kreason));
     sc[CK_LAST_LITS]    = (PetscReal)lits;
     sc[CK_LAST_KREASON] = (PetscReal)kreason;
   }

@@ -159,6 +159,22 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
   PetscFunctionReturn(0);
 }
 
+/* The iterations and reason of the last Krylov solve: the KSP's, or after a restart (until the
+   first Jacobian) those of the checkpointed run's last solve. */
+PetscErrorCode TdSolverLastKrylov(TdSolver s, PetscInt *lits, KSPConvergedReason *kreason)
+{
+  KSP ksp;
+  PetscFunctionBegin;
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetIterationNumber(ksp, lits));
+  PetscCall(KSPGetConvergedReason(ksp, kreason));
+  if (s->restored_ksp) {
+    *lits    = s->restored_lits;
+    *kreason = (KSPConvergedReason)s->restored_kreason;
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[])
 {
   KSP ksp;
@@ -945,13 +961,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     if (s->pc_reuse_ok && s->pc_ready && s->pc_mode == s->mode && s->pc_dt == s->jacobian_dt) {
       PetscInt           lits;
       KSPConvergedReason kreason;
-      PetscCall(KSPGetIterationNumber(ksp, &lits));
-      PetscCall(KSPGetConvergedReason(ksp, &kreason));
-      if (s->restored_ksp) {
-        /* the first Jacobian after a restart: the last Krylov solve was the checkpointed run's */
-        lits    = s->restored_lits;
-        kreason = (KSPConvergedReason)s->restored_kreason;
-      }
+      PetscCall(TdSolverLastKrylov(s, &lits, &kreason));
       reuse = lits <= s->refactor_its && kreason >= 0 ? PETSC_TRUE : PETSC_FALSE;
     }
     s->restored_ksp = PETSC_FALSE;

@@ -9,5 +9,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s);
 /* Sets the Jacobian to this rank's COO values v (a checkpoint's factored matrix) and factors it
    now: the kept preconditioner of a restarted run. */
 PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[]);
+/* Iterations and reason of the last Krylov solve (after a restart: the checkpointed run's). */
+PetscErrorCode TdSolverLastKrylov(TdSolver s, PetscInt *lits, KSPConvergedReason *kreason);
 
 #endif
