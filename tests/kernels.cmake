@@ -4,3 +4,4 @@ tribodyn_test_program(test_ancf3843 test_ancf3843.c unit)
 # projections, against the whole-cell routine, the interpolation conditions and finite differences.
 tribodyn_test_program(test_ancf3843_face test_ancf3843_face.c unit)
 tribodyn_test_program(test_face_pressure test_face_pressure.c unit)
+tribodyn_test_program(test_film_jfo test_film_jfo.c unit)

@@ -155,6 +155,121 @@ void film_reynolds_quad(const FilmQuadGeometry *g, const FilmFluid *fluid, const
 }
 
 /* -------------------------------------------------------------------------------------------- */
+/* (F18) Discrete upwinding of a 4 x 4 transport matrix A: D_ij = max(0, -A_ij, -A_ji) for
+   i != j, D_ii = -sum_j D_ij.  With dA (the derivative of A with respect to one parameter) it
+   returns dD, following the branch each max takes. */
+static void UpwindTerm(const double A[4][4], const double dA[4][4], double D[4][4])
+{
+  for (int i = 0; i < 4; i++) D[i][i] = 0.0;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      if (i == j) continue;
+      const double a = -A[i][j], b = -A[j][i];
+      double       d = 0.0;
+      if (a >= b && a > 0.0) d = dA ? -dA[i][j] : a;
+      else if (b > a && b > 0.0) d = dA ? -dA[j][i] : b;
+      D[i][j] = d;
+      D[i][i] -= d;
+    }
+}
+
+void film_reynolds_quad_jfo(const FilmQuadGeometry *g, const FilmFluid *fluid, const FilmPointState st[4], const double p[4],
+                            const double theta[4], const double theta_old[4], double inv_dt, double R[4], double Kp[4][4],
+                            double Kt[4][4], FilmReynoldsSensitivity *sens)
+{
+  const double rho = fluid->rho, c12 = rho / (12.0 * fluid->mu), sigma = fluid->rough.sigma;
+  double       A[4][4] = {{0}}, D[4][4], cq[4][3], dcq[4][3], cCS[4][2], TgN[4][4][3], lump[4] = {0, 0, 0, 0};
+
+  for (int i = 0; i < 4; i++) {
+    R[i] = 0.0;
+    if (Kp)
+      for (int j = 0; j < 4; j++) Kp[i][j] = 0.0;
+  }
+  for (int q = 0; q < 4; q++) {
+    const FilmPointState *s = &st[q];
+    const double         *n = g->n[q], *t1 = g->t1[q], *t2 = g->t2[q], w = g->w[q], h = s->h;
+    FilmClosures          cl;
+    double                vs[3], vd[3], Tvs[3], Tvd[3], gp[3] = {0, 0, 0}, pflux[3];
+
+    film_flow_closures_eval(&fluid->rough, h, &cl);
+    for (int k = 0; k < 3; k++) {
+      vs[k] = s->vw[k] + s->vb[k];
+      vd[k] = s->vw[k] - s->vb[k];
+    }
+    TangentialPart(n, vs, Tvs);
+    TangentialPart(n, vd, Tvd);
+    for (int j = 0; j < 4; j++)
+      for (int k = 0; k < 3; k++) gp[k] += p[j] * g->gradN[q][j][k];
+    const double g1 = vec3_dot(t1, gp), g2 = vec3_dot(t2, gp);
+    const double cP = c12 * h * h * h;
+    const double cC = 0.5 * rho * h * cl.phi_c, cS = 0.5 * rho * cl.phi_s * sigma;
+    const double dcC = 0.5 * rho * (cl.phi_c + h * cl.dphi_c), dcS = 0.5 * rho * cl.dphi_s * sigma;
+    for (int k = 0; k < 3; k++) {
+      pflux[k]  = -cP * (cl.phi_x * g1 * t1[k] + cl.phi_y * g2 * t2[k]);
+      cq[q][k]  = cC * Tvs[k] + cS * Tvd[k];
+      dcq[q][k] = dcC * Tvs[k] + dcS * Tvd[k];
+    }
+    cCS[q][0] = cC + cS; /* d c / d vw = (cC + cS) T, d c / d vb = (cC - cS) T */
+    cCS[q][1] = cC - cS;
+    double gi1[4], gi2[4];
+    for (int i = 0; i < 4; i++) {
+      const double *gN = g->gradN[q][i];
+      R[i] += w * vec3_dot(pflux, gN);
+      for (int j = 0; j < 4; j++) A[i][j] += w * vec3_dot(cq[q], gN) * g->N[q][j];
+      TangentialPart(n, gN, TgN[q][i]);
+      gi1[i] = vec3_dot(t1, gN);
+      gi2[i] = vec3_dot(t2, gN);
+      /* the lumped time terms of node i */
+      const double wN = w * cl.phi_c * rho * g->N[q][i];
+      R[i] -= wN * (theta[i] * s->dhdt + h * (theta[i] - theta_old[i]) * inv_dt);
+      lump[i] += wN * (s->dhdt + h * inv_dt);
+    }
+    if (Kp)
+      for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) Kp[i][j] -= w * cP * (cl.phi_x * gi1[i] * gi1[j] + cl.phi_y * gi2[i] * gi2[j]);
+    if (sens) {
+      const double dcP = 3.0 * c12 * h * h;
+      double       dpflux[3];
+      for (int k = 0; k < 3; k++) dpflux[k] = -dcP * (cl.phi_x * g1 * t1[k] + cl.phi_y * g2 * t2[k]) - cP * (cl.dphi_x * g1 * t1[k] + cl.dphi_y * g2 * t2[k]);
+      for (int i = 0; i < 4; i++) {
+        const double wN = w * rho * g->N[q][i];
+        sens->dh[i][q]    = w * vec3_dot(dpflux, g->gradN[q][i]) - wN * (cl.dphi_c * theta[i] * s->dhdt + (cl.dphi_c * h + cl.phi_c) * (theta[i] - theta_old[i]) * inv_dt);
+        sens->ddhdt[i][q] = -wN * cl.phi_c * theta[i];
+      }
+    }
+  }
+  UpwindTerm(A, NULL, D);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) R[i] += (A[i][j] + D[i][j]) * theta[j];
+  if (Kt)
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++) Kt[i][j] = A[i][j] + D[i][j] - (i == j ? lump[i] : 0.0);
+  if (sens)
+    /* the transport term's dependence on h and on the velocities at each Gauss point */
+    for (int q = 0; q < 4; q++) {
+      const double w = g->w[q];
+      double       dA[4][4], dD[4][4];
+      for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) dA[i][j] = w * vec3_dot(dcq[q], g->gradN[q][i]) * g->N[q][j];
+      UpwindTerm(A, dA, dD);
+      for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) sens->dh[i][q] += (dA[i][j] + dD[i][j]) * theta[j];
+      for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++) {
+          for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) dA[i][j] = w * cCS[q][s] * TgN[q][i][k] * g->N[q][j];
+          UpwindTerm(A, dA, dD);
+          for (int i = 0; i < 4; i++) {
+            double v = 0;
+            for (int j = 0; j < 4; j++) v += (dA[i][j] + dD[i][j]) * theta[j];
+            if (s == 0) sens->dvw[i][q][k] = v;
+            else sens->dvb[i][q][k] = v;
+          }
+        }
+    }
+}
+
+/* -------------------------------------------------------------------------------------------- */
 /* (F12, F13; paper eqs. 4-8) Tractions per unit reference area on the wall and on the base:
 
      f_w = -(p + p_c) n + (mu/h)(phi_f + phi_fs) T(vb - vw) - phi_fp (h/2) grad_s p + mu_f p_c t(vb - vw)
