@@ -19,7 +19,7 @@
 #include <tribodyn/surface_mesh.h>
 
 typedef enum { TD_FILM_REYNOLDS, TD_FILM_DRY } TdFilmModel;
-typedef enum { TD_CAVITATION_NONE, TD_CAVITATION_SWIFT_STIEBER } TdFilmCavitation;
+typedef enum { TD_CAVITATION_NONE, TD_CAVITATION_SWIFT_STIEBER, TD_CAVITATION_JFO } TdFilmCavitation;
 typedef enum { TD_FACE_ANCF, TD_FACE_RIGID_MESH, TD_FACE_RIGID_CYLINDER } TdFaceKind;
 
 /* One bounding surface of a film. */
@@ -60,8 +60,11 @@ typedef struct {
   PetscReal        Kg, eta, exponent, mu_dry, eps_dry, area;
   FilmQuadGeometry *geometry;        /* nquads, frame coordinates */
   PetscInt         first_unknown;    /* of this film's pressures in U */
-  PetscInt         nunknowns;
+  PetscInt         nunknowns;        /* pressures, then (JFO) as many film fractions */
   PetscInt        *unknown;          /* nnodes: index in U or -1 (Dirichlet, or dry model) */
+  PetscInt        *theta_unknown;    /* JFO: nnodes, index of the film fraction in U or -1 (flooded) */
+  PetscReal       *theta_old;        /* JFO: nnodes, the film fraction at the start of the step */
+  PetscReal        inv_dt;           /* JFO: 1 / the step (0: a quasi-static solve), set by the solver */
   PetscInt         quad_start, quad_end; /* this rank's quads [start, end): the ranks share the
                                             quads in contiguous strips; each assembles its own */
   TdFilmHit       *hits;             /* 2 x 4 nquads: wall then base, per Gauss point */

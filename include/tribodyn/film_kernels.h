@@ -103,8 +103,9 @@ void film_reynolds_quad(const FilmQuadGeometry *g, const FilmFluid *fluid, const
            - sum_q w_q phi_c rho N_i(q) [theta_i dhdt_q + h_q (theta_i - theta_old_i) inv_dt]
    with the transport matrix A_ij = sum_q w_q (c_q . grad N_i) N_j(q) of the flux per unit
    fraction c = rho h (phi_c/2) T(vw+vb) + (rho/2) phi_s sigma T(vw-vb), made upwind by
-   D_ij = max(0, -A_ij, -A_ji) (i != j), D_ii = -sum_{j != i} D_ij (discrete upwinding:
-   symmetric with zero row sums, so mass is conserved and theta = 1 is transported unchanged),
+   D_ij = max(0, m_ij) (i != j), m_ij a smooth bound of max(-A_ij, -A_ji) (film_reynolds.c),
+   D_ii = -sum_{j != i} D_ij (discrete upwinding: symmetric with zero row sums, so mass is
+   conserved and theta = 1 is transported unchanged),
    and a lumped time term (inv_dt = 1/dt; 0 in a quasi-static solve).  With theta = 1 it is
    film_reynolds_quad.  Kp = dR/dp, Kt = dR/dtheta (4 x 4) and sens may be NULL. */
 void film_reynolds_quad_jfo(const FilmQuadGeometry *g, const FilmFluid *fluid, const FilmPointState st[4], const double p[4],

@@ -185,6 +185,10 @@ PetscErrorCode TdFilmNodePositions(TdModel model, PetscInt film, PetscReal t, Pe
    [node_start, node_end) (the others untouched; the ranks share the nodes), and the smallest h
    among them in *hmin. */
 PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscInt node_start, PetscInt node_end, PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin);
+/* JFO films: the film fraction at every node (1 on the flooded boundary, and for other films). */
+void TdFilmNodalTheta(TdModel model, PetscInt f, const PetscScalar u[], PetscReal theta[]);
+/* At the start of a step: the JFO films keep their film fractions of u (all unknowns) as theta_old. */
+void TdFilmsStepStart(TdModel model, const PetscScalar u[]);
 PetscErrorCode TdModelDestroy(TdModel *model);
 PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
 

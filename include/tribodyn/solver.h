@@ -77,6 +77,13 @@ struct _p_TdSolver {
      (p - p_cav) F = 0: by default in the full space, the film rows replaced by the semismooth
      min(p - p_cav, F) (ncp), or by bounds when -snes_type is a VI solver (vi) */
   PetscBool    ncp, vi;
+  /* JFO films (F18): per film fraction, the row min((p - p_cav)/p_ref, 1 - theta) = 0 */
+  PetscInt     njfo;
+  PetscInt    *jfo_theta, *jfo_p; /* njfo: the film fraction's and its node's pressure unknown */
+  PetscReal   *jfo_shift;         /* njfo: p_cav / p_ref */
+  PetscBool   *jfo_active;        /* njfo: the pressure branch at the last Jacobian */
+  PetscBool   *jfo_active_pc;     /* njfo: ... at the last factorisation */
+  PetscBool   *theta_mask;        /* N: a film fraction (NULL without JFO films) */
   PetscReal   *ncp_shift;         /* p_cav/p_ref for cavitating unknowns, -inf elsewhere (N) */
   PetscBool   *ncp_active;        /* rows on the bound at the last Jacobian (N, every rank) */
   PetscInt    *film_coo_rows;     /* row of each of this rank's film COO entries */

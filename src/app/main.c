@@ -87,7 +87,7 @@ static const char option_reference[] =
   "  -<f>_mu <0.045> [Pa s], -<f>_density <889> [kg/m^3], -<f>_p_ref <1e6> [Pa], -<f>_h_ref <mean h0> [m]\n"
   "  -<f>_sigma_wall, -<f>_sigma_base <0> [m], -<f>_gamma <1>: roughness and Patir-Cheng pattern\n"
   "  -<f>_gt_K <0.003>, -<f>_mu_asperity <0.1>, -<f>_v_eps <1e-3> [m/s]: asperity contact and friction\n"
-  "  -<f>_cavitation <none>: none or swift_stieber; -<f>_p_cav <0> [Pa, gauge]\n"
+  "  -<f>_cavitation <none>: none, swift_stieber, or jfo (mass-conserving: a film fraction per node, /films/<f>/film_fraction); -<f>_p_cav <0> [Pa, gauge]\n"
   "  -<f>_Kg <70e6>, -<f>_eta <50e7>, -<f>_n <1.5>, -<f>_mu_dry <0.15>, -<f>_dry_eps <1e-8> [m]: dry model\n"
   "  -<f>_{wall,base}_profile <none>: crown|chamfer|table, with _profile_center, _axis, _amplitude,\n"
   "   _half_length, _width [m], _table FILE\n"
@@ -101,12 +101,13 @@ static const char option_reference[] =
   "  -mat_mumps_single_ordering <amd>, _icntl_14 <30>, _cntl_1 <0.01>); mumps: the double LU\n"
   "Options read for the named objects follow.\n\n";
 
-#define TD_FILM_SERIES 8
+#define TD_FILM_SERIES 9
 typedef struct {
   PetscInt  sensor0, energy_k, energy_s, joint0, newton, linear, wall;
   PetscInt *body;   /* nbodies: position series, -1 for bodies without cells */
   PetscInt *film;   /* TD_FILM_SERIES per film: pressure, h, asperity pressure (field series), load,
-                       friction, h_min, position (field series, -1: static frame), p_max */
+                       friction, h_min, position (field series, -1: static frame), p_max,
+                       film_fraction (field series, JFO films; else -1) */
 } SeriesIds;
 
 static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
@@ -162,6 +163,12 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
     PetscCall(TdOutputAddSeries(out, name, 1, &ids->film[TD_FILM_SERIES * f + 5]));
     PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/p_max", film->name));
     PetscCall(TdOutputAddSeries(out, name, 1, &ids->film[TD_FILM_SERIES * f + 7]));
+    ids->film[TD_FILM_SERIES * f + 8] = -1;
+    if (film->cavitation == TD_CAVITATION_JFO) {
+      PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/film_fraction", film->name));
+      PetscCall(TdOutputAddFieldSeries(out, name, film->surface.nnodes, &ids->film[TD_FILM_SERIES * f + 8]));
+      PetscCall(TdOutputAddSurfaceField(out, film->name, "film_fraction", ids->film[TD_FILM_SERIES * f + 8]));
+    }
   }
   PetscFunctionReturn(0);
 }
@@ -286,6 +293,11 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
         PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 0], p));
         PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 1], h));
         PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 2], pc));
+        if (ids->film[TD_FILM_SERIES * f + 8] >= 0) {
+          /* the film fractions are unknowns, whole on every rank: no projection to share */
+          TdFilmNodalTheta(m, f, u, h);
+          PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 8], h));
+        }
       }
       {
         PetscReal pmax = PETSC_MIN_REAL;

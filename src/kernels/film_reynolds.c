@@ -155,19 +155,32 @@ void film_reynolds_quad(const FilmQuadGeometry *g, const FilmFluid *fluid, const
 }
 
 /* -------------------------------------------------------------------------------------------- */
-/* (F18) Discrete upwinding of a 4 x 4 transport matrix A: D_ij = max(0, -A_ij, -A_ji) for
-   i != j, D_ii = -sum_j D_ij.  With dA (the derivative of A with respect to one parameter) it
-   returns dD, following the branch each max takes. */
+/* (F18) Discrete upwinding of a 4 x 4 transport matrix A: D_ij = max(0, m_ij) for i != j,
+   D_ii = -sum_j D_ij, with m_ij = -(A_ij + A_ji)/2 + sqrt((A_ij - A_ji)^2 + delta^2 (A_ij^2 +
+   A_ji^2))/2, a smooth upper bound of max(-A_ij, -A_ji) (equal to it for delta = 0).  The exact
+   max has a kink where A_ij = A_ji, which a structured mesh meets along every row of nodes
+   across the flow; the smooth form keeps the residual differentiable there (Newton, and the
+   finite-difference checks of its Jacobian) and adds a little diffusion (at a tie, delta/sqrt(2)
+   of |A_ij|).  D stays symmetric with zero row sums, and A + D keeps non-negative off-diagonals.
+   With dA (the derivative of A with respect to one parameter) it returns dD. */
+#define TD_JFO_UPWIND_DELTA 0.05
 static void UpwindTerm(const double A[4][4], const double dA[4][4], double D[4][4])
 {
+  const double d2 = TD_JFO_UPWIND_DELTA * TD_JFO_UPWIND_DELTA;
   for (int i = 0; i < 4; i++) D[i][i] = 0.0;
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 4; j++) {
       if (i == j) continue;
-      const double a = -A[i][j], b = -A[j][i];
+      const double a = A[i][j], b = A[j][i], x = a - b, r = sqrt(x * x + d2 * (a * a + b * b));
+      const double m = -0.5 * (a + b) + 0.5 * r;
       double       d = 0.0;
-      if (a >= b && a > 0.0) d = dA ? -dA[i][j] : a;
-      else if (b > a && b > 0.0) d = dA ? -dA[j][i] : b;
+      if (m > 0.0) {
+        if (!dA) d = m;
+        else {
+          const double da = dA[i][j], db = dA[j][i];
+          d = -0.5 * (da + db) + (r > 0.0 ? 0.5 * (x * (da - db) + d2 * (a * da + b * db)) / r : 0.0);
+        }
+      }
       D[i][j] = d;
       D[i][i] -= d;
     }

@@ -18,7 +18,7 @@
 #include <string.h>
 
 static const char *const film_models[]      = {"reynolds", "dry", NULL};
-static const char *const film_cavitations[] = {"none", "swift_stieber", NULL};
+static const char *const film_cavitations[] = {"none", "swift_stieber", "jfo", NULL};
 static const char *const profile_kinds[]    = {"none", "crown", "chamfer", "table", NULL};
 
 /* Frame of a film: offset and velocity of its nodes at t. */
@@ -383,11 +383,16 @@ static PetscInt CachedCouplingSlot(TdModel m, SlotCache *c, const PetscInt64 key
   return slot;
 }
 
+/* Film-film Jacobian entries per quad: dR/dp (4 x 4), and with JFO dR/dtheta (4 x 4). */
+static PetscCount QuadEntries(const TdFilm *f)
+{
+  return f->model != TD_FILM_REYNOLDS ? 0 : (f->cavitation == TD_CAVITATION_JFO ? 32 : 16);
+}
+
 static PetscCount FilmPressureEntries(TdModel m)
 {
   PetscCount n = 0;
-  for (PetscInt fi = 0; fi < m->nfilms; fi++)
-    if (m->films[fi].model == TD_FILM_REYNOLDS) n += 16 * (PetscCount)(m->films[fi].quad_end - m->films[fi].quad_start);
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) n += QuadEntries(&m->films[fi]) * (PetscCount)(m->films[fi].quad_end - m->films[fi].quad_start);
   return n;
 }
 
@@ -407,6 +412,14 @@ PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], Pets
             cols[k] = f->unknown[nodes[j]];
             if (rows[k] < 0 || cols[k] < 0) rows[k] = cols[k] = -1;
           }
+      if (f->cavitation == TD_CAVITATION_JFO)
+        for (PetscInt i = 0; i < 4; i++)
+          for (PetscInt j = 0; j < 4; j++, k++)
+            if (rows) {
+              rows[k] = f->unknown[nodes[i]];
+              cols[k] = f->theta_unknown[nodes[j]];
+              if (rows[k] < 0 || cols[k] < 0) rows[k] = cols[k] = -1;
+            }
     }
   }
   /* dQ/dq: the active coordinates of each element-face pair */
@@ -989,13 +1002,25 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     if (!*ok) PetscFunctionReturn(0);
   }
   if (f->model == TD_FILM_REYNOLDS) {
-    PetscReal R[4], K[4][4];
-    film_reynolds_quad(g, &f->fluid, ps, p, R, K, coupled ? &rsens : NULL);
+    PetscReal R[4], K[4][4], Kt[4][4];
+    if (f->cavitation == TD_CAVITATION_JFO) {
+      /* (F18): the film fractions of the nodes (1 on the flooded boundary) */
+      PetscReal th[4], th0[4];
+      for (PetscInt i = 0; i < 4; i++) {
+        th[i]  = f->theta_unknown[nodes[i]] >= 0 ? PetscRealPart(u[f->theta_unknown[nodes[i]]]) : 1;
+        th0[i] = f->theta_old[nodes[i]];
+      }
+      film_reynolds_quad_jfo(g, &f->fluid, ps, p, th, th0, f->inv_dt, R, K, Kt, coupled ? &rsens : NULL);
+    } else film_reynolds_quad(g, &f->fluid, ps, p, R, K, coupled ? &rsens : NULL);
     for (PetscInt i = 0; i < 4; i++)
       if (f->unknown[nodes[i]] >= 0) rfilm[f->unknown[nodes[i]] - f->first_unknown] -= R[i] / f->residual_scale;
-    if (want_jac)
+    if (want_jac) {
       for (PetscInt i = 0; i < 4; i++)
         for (PetscInt j = 0; j < 4; j++) jpp[4 * i + j] = -K[i][j] * f->p_ref / f->residual_scale;
+      if (f->cavitation == TD_CAVITATION_JFO)
+        for (PetscInt i = 0; i < 4; i++)
+          for (PetscInt j = 0; j < 4; j++) jpp[16 + 4 * i + j] = -Kt[i][j] / f->residual_scale;
+    }
   }
   for (PetscInt gp = 0; gp < 4; gp++) {
     PetscReal               fa[2][3], pc = 0, fn, dfa_dhdot[2][3] = {{0, 0, 0}, {0, 0, 0}};
@@ -1099,7 +1124,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
 #pragma omp atomic read
         stop = bad;
         if (!okt || stop) continue;
-        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + 16 * (qd - f->quad_start) : NULL, tqq, tqp, tpq, block, Lt, Frt, miss, &okt)) {
+        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + QuadEntries(f) * (qd - f->quad_start) : NULL, tqq, tqp, tpq, block, Lt, Frt, miss, &okt)) {
 #pragma omp atomic write
           err = PETSC_TRUE;
         }
@@ -1128,13 +1153,25 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       if (jac)
         for (PetscCount i = 0; i < ncpl; i++) jqq[i] += own[nrows + m->nfull + i];
     }
-    if (f->model == TD_FILM_REYNOLDS) kpp += 16 * (PetscCount)(f->quad_end - f->quad_start);
+    kpp += QuadEntries(f) * (PetscCount)(f->quad_end - f->quad_start);
     if (load)
       for (PetscInt d = 0; d < 3; d++) load[3 * fi + d] = L[d];
     if (friction)
       for (PetscInt d = 0; d < 3; d++) friction[3 * fi + d] = Fr[d];
   }
   PetscFunctionReturn(0);
+}
+
+void TdFilmNodalTheta(TdModel m, PetscInt fi, const PetscScalar u[], PetscReal theta[])
+{
+  const TdFilm *f = &m->films[fi];
+  for (PetscInt n = 0; n < f->surface.nnodes; n++) theta[n] = f->theta_unknown && f->theta_unknown[n] >= 0 ? PetscRealPart(u[f->theta_unknown[n]]) : 1;
+}
+
+void TdFilmsStepStart(TdModel m, const PetscScalar u[])
+{
+  for (PetscInt fi = 0; fi < m->nfilms; fi++)
+    if (m->films[fi].theta_old) TdFilmNodalTheta(m, fi, u, m->films[fi].theta_old);
 }
 
 PetscErrorCode TdFilmNodePositions(TdModel m, PetscInt fi, PetscReal t, PetscReal pos[])
@@ -1393,7 +1430,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     PetscCall(TdOptionsRealPositive(p, "gt_K", "Greenwood-Tripp coefficient K", NULL, 0.003, PETSC_FALSE, &f->contact.K, NULL));
     PetscCall(TdOptionsRealPositive(p, "mu_asperity", "asperity friction coefficient", NULL, 0.1, PETSC_FALSE, &f->contact.mu_asperity, NULL));
     PetscCall(TdOptionsRealPositive(p, "v_eps", "regularisation speed of friction directions", "m/s", 1e-3, PETSC_TRUE, &f->contact.v_eps, NULL));
-    PetscCall(TdOptionsEnum(p, "cavitation", "cavitation model: none, or swift_stieber (p >= p_cav, F >= 0, (p - p_cav) F = 0)", film_cavitations, 0, &cav, NULL));
+    PetscCall(TdOptionsEnum(p, "cavitation", "cavitation model: none, swift_stieber (p >= p_cav, F >= 0, (p - p_cav) F = 0), or jfo (mass-conserving: a film fraction theta per node, p >= p_cav, theta <= 1, (p - p_cav)(1 - theta) = 0; F18)", film_cavitations, 0, &cav, NULL));
     f->cavitation = (TdFilmCavitation)cav;
     PetscCall(TdOptionsReal(p, "p_cav", "cavitation pressure (gauge)", "Pa", 0, &f->p_cav, NULL));
     PetscCall(TdOptionsRealPositive(p, "p_ref", "pressure scale of the unknowns p/p_ref", "Pa", 1e6, PETSC_TRUE, &f->p_ref, NULL));
@@ -1441,6 +1478,16 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     PetscCall(PetscMalloc1(f->surface.nnodes, &f->unknown));
     f->first_unknown = next;
     for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) f->unknown[nd] = (f->model == TD_FILM_REYNOLDS && !f->surface.dirichlet[nd]) ? next++ : -1;
+    if (f->cavitation == TD_CAVITATION_JFO) {
+      /* the film fractions after the pressures, node for node; flooded (theta = 1) on the
+         ambient boundary, full at the start */
+      PetscCheck(f->model == TD_FILM_REYNOLDS, m->comm, PETSC_ERR_USER_INPUT, "Option -%s_cavitation jfo: film '%s' is a dry contact (-%s_model dry); cavitation applies to a Reynolds film", p, p, p);
+      PetscCall(PetscMalloc2(f->surface.nnodes, &f->theta_unknown, f->surface.nnodes, &f->theta_old));
+      for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
+        f->theta_unknown[nd] = f->unknown[nd] >= 0 ? next++ : -1;
+        f->theta_old[nd]     = 1;
+      }
+    }
     f->nunknowns = next - f->first_unknown;
     /* geometry, oriented from the wall to the base; first projections; start-up checks */
     PetscCall(PetscMalloc1(f->surface.nquads, &f->geometry));
@@ -1545,6 +1592,7 @@ PetscErrorCode TdFilmsDestroy(TdModel m)
     PetscCall(PetscFree(f->node_normal));
     PetscCall(TdSurfaceMeshDestroy(&f->surface));
     PetscCall(PetscFree(f->unknown));
+    PetscCall(PetscFree2(f->theta_unknown, f->theta_old));
     PetscCall(PetscFree(f->geometry));
     PetscCall(PetscFree(f->hits));
     PetscCall(PetscFree(f->node_hits));

@@ -334,6 +334,14 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     PetscCall(PetscFree(vals));
     PetscCall(PetscFree(counts));
   }
+  if (s->njfo) {
+    /* the JFO rows' branches at the factorisation: a branch that changes calls for a new one */
+    PetscInt64 *b;
+    PetscCall(PetscMalloc1(s->njfo, &b));
+    for (PetscInt i = 0; i < s->njfo; i++) b[i] = s->jfo_active_pc[i];
+    PetscCall(TdOutputCheckpointPutInt(out, "jfo_active_pc", s->njfo, b));
+    PetscCall(PetscFree(b));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -481,6 +489,13 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
         s->pc_ready = PETSC_TRUE;
         s->pc_mode  = (TdSolveMode)sc[CK_PC_MODE];
         s->pc_dt    = sc[CK_PC_DT];
+        if (s->njfo) {
+          PetscInt64 *b;
+          PetscCall(TdCheckpointFileGetInt(cf, "jfo_active_pc", PETSC_FALSE, &n, &b));
+          if (n == s->njfo)
+            for (PetscInt i = 0; i < s->njfo; i++) s->jfo_active_pc[i] = b[i] ? PETSC_TRUE : PETSC_FALSE;
+          PetscCall(PetscFree(b));
+        }
       }
       PetscCall(PetscFree(vals));
     }

@@ -61,7 +61,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
     PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
     if (rank == 0) {
       for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms + 1;
-      nc += s->nncp;
+      nc += s->nncp + 2 * s->njfo;
       nc += (PetscInt)SpringEntries(model);
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
@@ -95,6 +95,11 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
     }
     if (rank == 0) {
       for (PetscInt i = 0; i < s->nncp; i++, k++) ci[k] = cj[k] = s->ncp_rows[i];
+      for (PetscInt i = 0; i < s->njfo; i++, k += 2) {
+        ci[k] = ci[k + 1] = s->jfo_theta[i];
+        cj[k]             = s->jfo_p[i];
+        cj[k + 1]         = s->jfo_theta[i];
+      }
       for (PetscInt r = 0; r < model->nrows; r++) {
         const TdConstraintRow *row = &model->rows[r];
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) {
@@ -268,6 +273,36 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
       for (PetscInt k = 0; k < s->N; k++) s->ncp_shift[k] = PETSC_NINFINITY;
     }
     for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++) s->ncp_shift[k] = f->p_cav / f->p_ref;
+  }
+  for (PetscInt fi = 0; fi < model->nfilms; fi++) {
+    /* JFO films: their film fractions' complementarity rows (F18), full film at the start */
+    const TdFilm *f = &model->films[fi];
+    if (f->cavitation != TD_CAVITATION_JFO) continue;
+    for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) s->njfo += f->theta_unknown[nd] >= 0;
+  }
+  if (s->njfo) {
+    PetscInt lo, hi, i = 0;
+    PetscCall(PetscMalloc4(s->njfo, &s->jfo_theta, s->njfo, &s->jfo_p, s->njfo, &s->jfo_shift, s->njfo, &s->jfo_active));
+    PetscCall(PetscCalloc1(s->njfo, &s->jfo_active_pc));
+    PetscCall(PetscCalloc1(s->N, &s->theta_mask));
+    PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+    for (PetscInt fi = 0; fi < model->nfilms; fi++) {
+      const TdFilm *f = &model->films[fi];
+      if (f->cavitation != TD_CAVITATION_JFO) continue;
+      for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
+        const PetscInt kt = f->theta_unknown[nd];
+        if (kt < 0) continue;
+        s->jfo_theta[i]  = kt;
+        s->jfo_p[i]      = f->unknown[nd];
+        s->jfo_shift[i]  = f->p_cav / f->p_ref;
+        s->jfo_active[i] = PETSC_FALSE;
+        s->theta_mask[kt] = PETSC_TRUE;
+        if (kt >= lo && kt < hi) PetscCall(VecSetValue(s->U, kt, 1.0, INSERT_VALUES));
+        i++;
+      }
+    }
+    PetscCall(VecAssemblyBegin(s->U));
+    PetscCall(VecAssemblyEnd(s->U));
   }
   if (s->ncp_shift) {
     for (PetscInt k = 0; k < s->N; k++)
@@ -500,6 +535,9 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->film_load));
   PetscCall(PetscFree(s->film_friction));
   PetscCall(PetscFree(s->film_load_u));
+  PetscCall(PetscFree4(s->jfo_theta, s->jfo_p, s->jfo_shift, s->jfo_active));
+  PetscCall(PetscFree(s->jfo_active_pc));
+  PetscCall(PetscFree(s->theta_mask));
   PetscCall(PetscFree(s->ncp_shift));
   PetscCall(PetscFree(s->ncp_active));
   PetscCall(PetscFree2(s->film_u_start, s->film_u_rate));
@@ -563,6 +601,12 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J);
 
 static PetscReal StepTime(TdSolver s) { return s->mode == TD_MODE_DYNAMIC ? s->t + s->step_dt : s->t; }
 
+/* JFO rows (F18): whether each row's pressure branch is the smaller (ties: the pressure). */
+static void JfoActiveSet(TdSolver s, const PetscScalar u[])
+{
+  for (PetscInt i = 0; i < s->njfo; i++) s->jfo_active[i] = PetscRealPart(u[s->jfo_p[i]]) - s->jfo_shift[i] <= 1 - PetscRealPart(u[s->jfo_theta[i]]) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
 {
   TdModel        m  = s->model;
@@ -571,6 +615,9 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
   PetscReal     *buf;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  /* JFO films: the time term of the film fractions, (theta - theta_old)/dt in a step, none in a
+     quasi-static solve (the initial accelerations, statics) */
+  for (PetscInt fi = 0; fi < nf; fi++) m->films[fi].inv_dt = s->mode == TD_MODE_DYNAMIC && s->step_dt > 0 ? 1 / s->step_dt : 0;
   if (!s->film_reduce) PetscCall(PetscMalloc1(nrows + 6 * nf + 1, &s->film_reduce));
   buf = s->film_reduce;
   PetscCall(TdFilmsAssemble(m, t, q, v, u, ce, cv, rfull, r, jac, buf + nrows, buf + nrows + 3 * nf, ok));
@@ -757,7 +804,15 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         for (PetscInt fi = 0; fi < m->nfilms; fi++)
           if (m->films[fi].miss[0]) PetscCall(PetscStrncpy(s->film_miss, m->films[fi].miss, sizeof s->film_miss));
         if (s->in_setup) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "%s", s->film_miss);
-      } else if (s->ncp) {
+      } else if (s->njfo) {
+        /* JFO: min((p - p_cav)/p_ref, 1 - theta) on the film fractions' rows (F18); the central-
+           difference check keeps the active set of the Jacobian it checks */
+        for (PetscInt i = 0; i < s->njfo; i++) {
+          const PetscReal a = PetscRealPart(u[s->jfo_p[i]]) - s->jfo_shift[i], b = 1 - PetscRealPart(u[s->jfo_theta[i]]);
+          r[s->jfo_theta[i]] = s->in_test ? (s->jfo_active[i] ? a : b) : PetscMin(a, b);
+        }
+      }
+      if (ok && s->ncp) {
         /* Swift-Stieber: min(p - p_cav, F) on cavitating rows (formulation §2); the central-
            difference check keeps the active set of the Jacobian it checks */
         for (PetscInt k = 0; k < s->N; k++) {
@@ -879,6 +934,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
       }
       s->film_jac_ready = PETSC_FALSE;
+      if (!s->in_test) JfoActiveSet(s, u);
       if (!ok)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
       else if (s->ncp) {
@@ -896,6 +952,11 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     k += s->nfilm_coo;
     if (rank == 0) {
       for (PetscInt i = 0; i < s->nncp; i++) s->coo_v[k++] = ok && s->ncp && s->ncp_active[s->ncp_rows[i]] ? 1 : 0;
+      for (PetscInt i = 0; i < s->njfo; i++, k += 2) {
+        /* min((p - p_cav)/p_ref, 1 - theta): the derivative of its smaller branch (F18) */
+        s->coo_v[k]     = s->jfo_active[i] ? 1 : 0;
+        s->coo_v[k + 1] = s->jfo_active[i] ? 0 : -1;
+      }
       for (PetscInt c = 0; c < m->nrows; c++) {
         const TdConstraintRow *row = &m->rows[c];
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
@@ -963,6 +1024,12 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       KSPConvergedReason kreason;
       PetscCall(TdSolverLastKrylov(s, &lits, &kreason));
       reuse = lits <= s->refactor_its && kreason >= 0 ? PETSC_TRUE : PETSC_FALSE;
+      if (reuse && s->njfo) {
+        /* a JFO row that changed branch changes the matrix by a unit row: factor it anew */
+        PetscBool same;
+        PetscCall(PetscArraycmp(s->jfo_active, s->jfo_active_pc, s->njfo, &same));
+        if (!same) reuse = PETSC_FALSE;
+      }
     }
     s->restored_ksp = PETSC_FALSE;
     if (!reuse) {
@@ -970,6 +1037,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       s->pc_mode  = s->mode;
       s->pc_dt    = s->jacobian_dt;
       s->factorizations++;
+      if (s->njfo) PetscCall(PetscArraycpy(s->jfo_active_pc, s->jfo_active, s->njfo));
       /* the values of the factored matrix, for a checkpoint: a restart factors the same matrix
          and so continues on the same Newton-Krylov path (src/solver/checkpoint.c) */
       if (P == s->J && s->coo_v) {
@@ -1334,6 +1402,7 @@ static PetscErrorCode PredictPressures(TdSolver s, PetscReal dt)
     if (s->extrapolate_pressure && s->have_pressure_rate) {
       *uk += dt * s->film_u_rate[k];
       if (s->ncp_shift && PetscRealPart(*uk) < s->ncp_shift[first + k]) *uk = s->ncp_shift[first + k];
+      if (s->theta_mask && s->theta_mask[first + k]) *uk = PetscMax(0, PetscMin(1, PetscRealPart(*uk))); /* a fraction */
     }
   }
   PetscCall(VecRestoreArray(s->U, &u));
@@ -1378,6 +1447,15 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   s->film_miss[0] = 0;
   s->row_scale = m->mass_per_node * galpha_mass_coefficient(&s->ga, dt);
   galpha_predict(&s->ga, dt, m->nfull, s->q, s->v, s->a, s->q1);
+  if (s->njfo) {
+    /* the film fractions at the start of the step, for their time term (F18) */
+    const PetscScalar *u;
+    PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(s->Useq, &u));
+    TdFilmsStepStart(m, u);
+    PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  }
   /* The film-body coupling pattern follows the iterates: the first Jacobian that meets a face
      pair outside it rebuilds it (TdSolverJacobian). */
   PetscCall(SetUnknowns(s, s->q1, s->lambda));
