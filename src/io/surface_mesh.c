@@ -502,7 +502,7 @@ static PetscErrorCode TdSurfReadGroups(MPI_Comm comm, const char source[], TdSur
               else hi = mid - 1;
             }
             ue = lo;
-            if (s->ucount[ue] != 1) bad = 3;
+            if (s->ucount[ue] != 1 && flag != TD_SURF_EDGE_AMBIENT) bad = 3; /* an ambient line may run inside: a supply groove */
             else if (s->uflag[ue] && s->uflag[ue] != flag) bad = 4;
             else s->uflag[ue] = flag;
           }
@@ -521,7 +521,7 @@ static PetscErrorCode TdSurfReadGroups(MPI_Comm comm, const char source[], TdSur
       PetscCall(TdMeshGmshCheck(comm, ierr, PETSC_ERR_LIB, "gmshModelMeshGetElements", source));
       PetscCheck(bad != 1, comm, PETSC_ERR_USER_INPUT, "film surface %s: physical group \"%s\" contains element %zu of Gmsh type %d, not a 2-node line; the groups \"noflux\" and \"ambient\" must be first-order lines on the boundary of the surface", source, name, badtag, badtype);
       PetscCheck(bad != 2, comm, PETSC_ERR_USER_INPUT, "film surface %s: physical group \"%s\": line %zu (nodes %zu, %zu) is not an edge of the quadrangles; the groups \"noflux\" and \"ambient\" must consist of boundary edges of the surface", source, name, badtag, badn[0], badn[1]);
-      PetscCheck(bad != 3, comm, PETSC_ERR_USER_INPUT, "film surface %s: physical group \"%s\": line %zu (nodes %zu, %zu) is an interior edge of the surface (shared by two quadrangles), not a boundary edge; the groups \"noflux\" and \"ambient\" must consist of boundary edges of the surface", source, name, badtag, badn[0], badn[1]);
+      PetscCheck(bad != 3, comm, PETSC_ERR_USER_INPUT, "film surface %s: physical group \"%s\": line %zu (nodes %zu, %zu) is an interior edge of the surface (shared by two quadrangles), not a boundary edge; the group \"noflux\" must consist of boundary edges of the surface (only \"ambient\" may also run inside it, as a supply groove)", source, name, badtag, badn[0], badn[1]);
       PetscCheck(bad != 4, comm, PETSC_ERR_USER_INPUT, "film surface %s: physical group \"%s\": line %zu (nodes %zu, %zu) is in both \"noflux\" and \"ambient\"; an edge is either zero-flux or ambient", source, name, badtag, badn[0], badn[1]);
     }
     gmshFree(ents);
@@ -531,13 +531,17 @@ static PetscErrorCode TdSurfReadGroups(MPI_Comm comm, const char source[], TdSur
 }
 
 /* Node flags from the boundary edges: every boundary edge's nodes are boundary nodes, and
-   Dirichlet nodes unless the edge is zero-flux. */
+   Dirichlet nodes unless the edge is zero-flux; the nodes of an interior "ambient" line (a
+   supply groove) are Dirichlet nodes too. */
 static PetscErrorCode TdSurfSetFlags(TdSurfScratch *s, TdSurfaceMesh *mesh)
 {
   PetscFunctionBegin;
   for (PetscInt u = 0; u < s->nunique; u++) {
     const TdSurfEdge *e = &s->edges[s->ufirst[u]];
-    if (s->ucount[u] != 1) continue;
+    if (s->ucount[u] != 1) {
+      if (s->uflag[u] == TD_SURF_EDGE_AMBIENT) mesh->dirichlet[e->a] = mesh->dirichlet[e->b] = PETSC_TRUE;
+      continue;
+    }
     mesh->boundary[e->a] = mesh->boundary[e->b] = PETSC_TRUE;
     if (s->uflag[u] != TD_SURF_EDGE_NOFLUX) mesh->dirichlet[e->a] = mesh->dirichlet[e->b] = PETSC_TRUE;
   }

@@ -18,6 +18,9 @@ references that do not come from the code:
    and sliding surfaces; a flexible block on a sliding runner (cavitated and reforming nodes) on
    1 and 2 ranks, every block.
 5. Bad input: jfo on a dry-contact film.
+6. A steady finite journal bearing (L/D = 1) fed by a flooded axial groove at the largest film:
+   Sommerfeld number and attitude angle against Raimondi and Boyd (eps = 0.6, 0.8), and JFO equal
+   to Swift-Stieber (eps = 0.6, 0.7, 0.8).
 """
 import re
 import sys
@@ -152,6 +155,36 @@ for nproc in (1, 2):
     checks.true("flexible block, %d rank(s): cavitated nodes per record %s (reforming); blocks %s <= 1e-6"
                 % (nproc, ncav.tolist(), {k: "%.1e" % v for k, v in worst.items()}),
                 ncav.max() > ncav[-1] > 0 and set(worst) == {"qq", "qp", "pq", "pp"} and max(worst.values()) <= 1e-6)
+
+# 6. steady finite journal bearing, L/D = 1, a flooded axial groove at the largest film
+#    (meshes/journal_groove.geo): Sommerfeld number S = mu N L D / W (R/c)^2 and attitude angle
+#    against Raimondi and Boyd's table (eps = 0.6: S = 0.121, 50.58 deg; eps = 0.8: S = 0.0446,
+#    36.24 deg); JFO and Swift-Stieber agree where the groove feeds the film (eps = 0.6, 0.7, 0.8).
+src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+Rb, cb, omega, Lb = 0.02, 50e-6, 100.0, 0.04
+raimondi_boyd = {0.6: (0.121, 50.58), 0.8: (0.0446, 36.24)}
+for eps in (0.6, 0.7, 0.8):
+    e = eps * cb
+    res = {}
+    for cav in ("jfo", "swift_stieber"):
+        args = ["-bodies", "bore,shaft", "-bore_type", "rigid", "-bore_cylinder", "0,0,-0.001,0,0,%g,%g" % (Lb + 0.001, Rb),
+                "-shaft_type", "rigid", "-shaft_cylinder", "0,%g,-0.001,0,%g,%g,%g" % (-e, -e, Lb + 0.001, Rb - cb),
+                "-shaft_angular_velocity", "0,0,%g" % omega, "-shaft_center", "0,%g,0" % -e,
+                "-films", "f", "-f_wall", "bore:surface", "-f_base", "shaft:surface", "-f_surface", os.path.join(src, "meshes", "journal_groove.geo"),
+                "-f_mu", str(mu), "-f_cavitation", cav, "-f_p_cav", "0", "-f_p_ref", "1e5", "-t_final", "1e-7", "-dt", "1e-7"]
+        out, _ = tdrun.run(args, name="journal_%s_%g" % (cav, eps))
+        W = -(tdrun.dataset(out, "/films/f/load")[0] - tdrun.dataset(out, "/films/f/friction")[0])  # pressure force on the shaft
+        Wm = np.hypot(W[0], W[1])
+        res[cav] = (mu * omega / (2 * np.pi) * Lb * 2 * Rb / Wm * (Rb / cb) ** 2, np.degrees(np.arccos(np.dot(-W[:2], [0, -1]) / Wm)))
+        if cav == "jfo":
+            ncav = int((tdrun.dataset(out, "/films/f/film_fraction")[0] < 1 - 1e-9).sum())
+    (Sj, phij), (Ss, phis) = res["jfo"], res["swift_stieber"]
+    checks.true("journal L/D = 1, eps = %g: JFO S = %.5f, %.2f deg (%d nodes cavitated); Swift-Stieber S = %.5f, %.2f deg: agree within 1e-4"
+                % (eps, Sj, phij, ncav, Ss, phis), abs(Sj / Ss - 1) <= 1e-4 and abs(phij - phis) <= 0.01 and ncav > 0)
+    if eps in raimondi_boyd:
+        Sr, phir = raimondi_boyd[eps]
+        checks.close("journal L/D = 1, eps = %g: Sommerfeld number (Raimondi-Boyd)" % eps, Sj, Sr, 0.01)
+        checks.true("journal L/D = 1, eps = %g: attitude %.2f deg (Raimondi-Boyd %.2f) within 0.2 deg" % (eps, phij, phir), abs(phij - phir) <= 0.2)
 
 # 5. bad input
 _, proc = tdrun.run(["-bodies", "a,b", "-a_type", "rigid", "-a_box", "0,0,1e-5,1,1,1", "-b_type", "rigid", "-b_box", "0,0,-1,1,1,0",
