@@ -87,7 +87,7 @@ static const char option_reference[] =
   "  -<f>_mu <0.045> [Pa s], -<f>_density <889> [kg/m^3], -<f>_p_ref <1e6> [Pa], -<f>_h_ref <mean h0> [m]\n"
   "  -<f>_sigma_wall, -<f>_sigma_base <0> [m], -<f>_gamma <1>: roughness and Patir-Cheng pattern\n"
   "  -<f>_gt_K <0.003>, -<f>_mu_asperity <0.1>, -<f>_v_eps <1e-3> [m/s]: asperity contact and friction\n"
-  "  -<f>_cavitation <none>: none, swift_stieber, or jfo (mass-conserving: a film fraction per node, /films/<f>/film_fraction); -<f>_p_cav <0> [Pa, gauge]\n"
+  "  -<f>_cavitation <none>: none, swift_stieber, or jfo (mass-conserving: a film fraction per node, /films/<f>/film_fraction); -<f>_p_cav <0> [Pa, gauge]\n"  "  -jfo_refactor_rows <8>: JFO films: film-fraction rows that may change branch before the kept LU is factored anew\n"
   "  -<f>_Kg <70e6>, -<f>_eta <50e7>, -<f>_n <1.5>, -<f>_mu_dry <0.15>, -<f>_dry_eps <1e-8> [m]: dry model\n"
   "  -<f>_{wall,base}_profile <none>: crown|chamfer|table, with _profile_center, _axis, _amplitude,\n"
   "   _half_length, _width [m], _table FILE\n"

@@ -361,6 +361,7 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   }
   PetscCall(TdOptionsInt(NULL, "max_step_halvings", "times a step whose Newton solve fails is halved before the run stops", s->max_halvings, &s->max_halvings, NULL));
   if (s->max_halvings < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -max_step_halvings must not be negative");
+  PetscCall(TdOptionsInt(NULL, "jfo_refactor_rows", "JFO films: keep the kept LU while at most this many film-fraction rows have changed branch since it was factored (0: factor at every change)", 8, &s->jfo_refactor_rows, NULL));
   PetscCall(TdOptionsInt(NULL, "refactor_its", "Newton-Krylov: keep the LU of an earlier Jacobian as the preconditioner while the Krylov solves take at most this many iterations (0: factor every Jacobian)", 12, &s->refactor_its, NULL));
   if (s->refactor_its < 0) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -refactor_its must not be negative (0 factors every Jacobian)");
   /* Defaults that work out of the box; every -snes_/-ksp_/-pc_ option overrides them.
@@ -1025,10 +1026,12 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscCall(TdSolverLastKrylov(s, &lits, &kreason));
       reuse = lits <= s->refactor_its && kreason >= 0 ? PETSC_TRUE : PETSC_FALSE;
       if (reuse && s->njfo) {
-        /* a JFO row that changed branch changes the matrix by a unit row: factor it anew */
-        PetscBool same;
-        PetscCall(PetscArraycmp(s->jfo_active, s->jfo_active_pc, s->njfo, &same));
-        if (!same) reuse = PETSC_FALSE;
+        /* each JFO row that changed branch since the factorisation changes the matrix by one
+           row, a rank-one change the Krylov method absorbs in about one iteration: beyond
+           -jfo_refactor_rows of them, factor anew */
+        PetscInt changed = 0;
+        for (PetscInt i = 0; i < s->njfo; i++) changed += s->jfo_active[i] != s->jfo_active_pc[i];
+        if (changed > s->jfo_refactor_rows) reuse = PETSC_FALSE;
       }
     }
     s->restored_ksp = PETSC_FALSE;

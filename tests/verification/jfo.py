@@ -13,7 +13,7 @@ references that do not come from the code:
    unconstrained minimum pressure rises above p_cav again, JFO only once the cavity has been
    refilled from the ends.  Reference: the moving-boundary solution integrated here (a growing
    cavity: p = p_cav, p' = 0 at its edge; a shrinking one: (1 - theta) h da/dt = -(h^3/12 mu) p').
-3. theta stays in [0, 1].
+3. theta stays in [0, 1] (to the Newton tolerance).
 4. Jacobians against central differences (-test_jacobian): rigid, tilted, spinning, separating
    and sliding surfaces; a flexible block on a sliding runner (cavitated and reforming nodes) on
    1 and 2 ranks, every block.
@@ -112,7 +112,7 @@ for cav, ref_close in (("jfo", t_close), ("swift_stieber", ss_close)):
     if cav == "jfo":
         th = tdrun.dataset(out, "/films/f/film_fraction")
         open_ = (th < 1 - 1e-6).any(axis=1)
-        checks.true("squeeze, JFO: theta within [0, 1] at every node and record (%.3g .. %.6g)" % (th.min(), th.max()), th.min() >= -1e-12 and th.max() <= 1 + 1e-12)
+        checks.true("squeeze, JFO: theta within [0, 1] at every node and record, to the Newton tolerance (%.3g .. 1 + %.1e)" % (th.min(), th.max() - 1), th.min() >= -1e-8 and th.max() <= 1 + 1e-8)
     else:
         open_ = (tdrun.dataset(out, "/films/f/pressure") <= pcav + 1e-3).any(axis=1)
     idx = np.where(open_)[0]
