@@ -79,6 +79,36 @@ void film_quad_geometry(const double X[4][3], const double normal_hint[3], FilmQ
   }
 }
 
+/* The flow terms of the average Reynolds equation at Gauss point q (F10): the closures at h,
+   the tangential sums and differences of the surface velocities, the pressure gradient along
+   t1 and t2, and the Poiseuille, Couette and shear-flow coefficients rho h^3/(12 mu),
+   rho h phi_c / 2 and rho phi_s sigma / 2.  Shared by the full-film and the JFO elements. */
+typedef struct {
+  FilmClosures cl;
+  double       Tvs[3], Tvd[3], g1, g2, cP, cC, cS;
+} GaussFlow;
+
+static void GaussPointFlow(const FilmQuadGeometry *g, const FilmFluid *fluid, const FilmPointState *s, const double p[4], int q, GaussFlow *f)
+{
+  const double  rho = fluid->rho, c12 = rho / (12.0 * fluid->mu), sigma = fluid->rough.sigma, h = s->h;
+  const double *n = g->n[q];
+  double        vs[3], vd[3], gp[3] = {0, 0, 0};
+  film_flow_closures_eval(&fluid->rough, h, &f->cl);
+  for (int k = 0; k < 3; k++) {
+    vs[k] = s->vw[k] + s->vb[k];
+    vd[k] = s->vw[k] - s->vb[k];
+  }
+  TangentialPart(n, vs, f->Tvs);
+  TangentialPart(n, vd, f->Tvd);
+  for (int j = 0; j < 4; j++)
+    for (int k = 0; k < 3; k++) gp[k] += p[j] * g->gradN[q][j][k];
+  f->g1 = vec3_dot(g->t1[q], gp);
+  f->g2 = vec3_dot(g->t2[q], gp);
+  f->cP = c12 * h * h * h;
+  f->cC = 0.5 * rho * h * f->cl.phi_c;
+  f->cS = 0.5 * rho * f->cl.phi_s * sigma;
+}
+
 /* -------------------------------------------------------------------------------------------- */
 /* (F10, F11; paper eqs. 15, 18, 19) Element residual of the average Reynolds equation, per node i:
 
@@ -103,21 +133,11 @@ void film_reynolds_quad(const FilmQuadGeometry *g, const FilmFluid *fluid, const
   for (int q = 0; q < 4; q++) {
     const FilmPointState *s = &st[q];
     const double         *n = g->n[q], *t1 = g->t1[q], *t2 = g->t2[q], w = g->w[q], h = s->h;
-    FilmClosures          cl;
-    double                vs[3], vd[3], Tvs[3], Tvd[3], gp[3] = {0, 0, 0}, flux[3];
-
-    film_flow_closures_eval(&fluid->rough, h, &cl);
-    for (int k = 0; k < 3; k++) {
-      vs[k] = s->vw[k] + s->vb[k];
-      vd[k] = s->vw[k] - s->vb[k];
-    }
-    TangentialPart(n, vs, Tvs);
-    TangentialPart(n, vd, Tvd);
-    for (int j = 0; j < 4; j++)
-      for (int k = 0; k < 3; k++) gp[k] += p[j] * g->gradN[q][j][k];
-    const double g1 = vec3_dot(t1, gp), g2 = vec3_dot(t2, gp);
-    const double cP = c12 * h * h * h;                                /* rho h^3 / (12 mu) */
-    const double cC = 0.5 * rho * h * cl.phi_c, cS = 0.5 * rho * cl.phi_s * sigma;
+    GaussFlow             gf;
+    double                flux[3];
+    GaussPointFlow(g, fluid, s, p, q, &gf);
+    const FilmClosures cl = gf.cl;
+    const double      *Tvs = gf.Tvs, *Tvd = gf.Tvd, g1 = gf.g1, g2 = gf.g2, cP = gf.cP, cC = gf.cC, cS = gf.cS;
     for (int k = 0; k < 3; k++) flux[k] = cC * Tvs[k] + cS * Tvd[k] - cP * (cl.phi_x * g1 * t1[k] + cl.phi_y * g2 * t2[k]);
     const double src = cl.phi_c * rho * s->dhdt;
 
@@ -201,21 +221,11 @@ void film_reynolds_quad_jfo(const FilmQuadGeometry *g, const FilmFluid *fluid, c
   for (int q = 0; q < 4; q++) {
     const FilmPointState *s = &st[q];
     const double         *n = g->n[q], *t1 = g->t1[q], *t2 = g->t2[q], w = g->w[q], h = s->h;
-    FilmClosures          cl;
-    double                vs[3], vd[3], Tvs[3], Tvd[3], gp[3] = {0, 0, 0}, pflux[3];
-
-    film_flow_closures_eval(&fluid->rough, h, &cl);
-    for (int k = 0; k < 3; k++) {
-      vs[k] = s->vw[k] + s->vb[k];
-      vd[k] = s->vw[k] - s->vb[k];
-    }
-    TangentialPart(n, vs, Tvs);
-    TangentialPart(n, vd, Tvd);
-    for (int j = 0; j < 4; j++)
-      for (int k = 0; k < 3; k++) gp[k] += p[j] * g->gradN[q][j][k];
-    const double g1 = vec3_dot(t1, gp), g2 = vec3_dot(t2, gp);
-    const double cP = c12 * h * h * h;
-    const double cC = 0.5 * rho * h * cl.phi_c, cS = 0.5 * rho * cl.phi_s * sigma;
+    GaussFlow             gf;
+    double                pflux[3];
+    GaussPointFlow(g, fluid, s, p, q, &gf);
+    const FilmClosures cl = gf.cl;
+    const double      *Tvs = gf.Tvs, *Tvd = gf.Tvd, g1 = gf.g1, g2 = gf.g2, cP = gf.cP, cC = gf.cC, cS = gf.cS;
     const double dcC = 0.5 * rho * (cl.phi_c + h * cl.dphi_c), dcS = 0.5 * rho * cl.dphi_s * sigma;
     for (int k = 0; k < 3; k++) {
       pflux[k]  = -cP * (cl.phi_x * g1 * t1[k] + cl.phi_y * g2 * t2[k]);
