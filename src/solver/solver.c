@@ -36,7 +36,7 @@ static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
    quads, then (rank 0) one diagonal entry per cavitating film row and the constraint blocks.
    Rebuilt when the film-body coupling pattern changes. */
 /* Jacobian entries of the springs (rank 0): for each spring, the blocks (end a, end b) of its
-   ends, 96 x 96 each, in the order of SpringPattern. */
+   ends, 96 x 96 each, in the order TdSolverBuildJacobian lays them out. */
 static PetscCount SpringEntries(TdModel m)
 {
   PetscCount n = 0;
