@@ -57,15 +57,17 @@ typedef struct {
   PetscInt  body, cell;
   PetscReal X[3], xi[3];
   PetscReal S[ANCF3843_NSHAPE];       /* shape functions at xi (global-axis slopes) */
+  PetscReal G[3][ANCF3843_NSHAPE];    /* their derivatives along the global axes x, y, z at xi:
+                                         r_,j = sum_k G[j][k] e_k (torque loads) */
   PetscInt  coord[ANCF3843_NDOF];     /* full coordinate index of element entry 3k+i */
 } TdMaterialPoint;
 
 typedef enum { TD_PROFILE_CONSTANT, TD_PROFILE_RAMP, TD_PROFILE_HALFSINE, TD_PROFILE_TABLE } TdProfileType;
 
-typedef enum { TD_LOAD_POINT, TD_LOAD_PRESSURE, TD_LOAD_SPRING } TdLoadType;
+typedef enum { TD_LOAD_POINT, TD_LOAD_PRESSURE, TD_LOAD_SPRING, TD_LOAD_TORQUE } TdLoadType;
 
-/* A load: a point force at a material point (F1), a follower pressure on a face (F16), or a
-   linear spring-damper between two points (F17). */
+/* A load: a point force at a material point (F1), a follower pressure on a face (F16), a
+   linear spring-damper between two points (F17), or a torque at a material point (F19). */
 typedef struct {
   char            name[TD_NAME_LEN];
   TdLoadType      type;
@@ -74,7 +76,7 @@ typedef struct {
   TdMaterialPoint point2;         /* spring: second end on body2 */
   PetscReal       ground[3];      /* spring: second end fixed in space (body2 = -1) [m] */
   PetscReal       stiffness, damping, length; /* spring: k [N/m], c [N s/m], rest length [m] */
-  PetscReal       force[3];       /* point: force [N] (its peak for a pulse) */
+  PetscReal       force[3];       /* point: force [N]; torque: moment [N m] (its peak for a pulse) */
   PetscInt        body;           /* pressure: the body and its face set */
   const TdMeshSet *face;
   PetscReal       pressure;       /* pressure: [Pa] (its peak for a pulse) */

@@ -1,6 +1,7 @@
 /*
   Loads (model.h): point forces at a material point (formulation.md F1), follower pressures on
-  a face (F16) and linear spring-dampers between two points (F17), read from the options (type, body and point or face, force or pressure, time
+  a face (F16), linear spring-dampers between two points (F17) and torques at a material point
+  (F19), read from the options (type, body and point or face, force or pressure, time
   profile, measured table), their value at a time t, and the element-by-element index of the
   loaded faces that the residual and Jacobian loops read.
 */
@@ -10,7 +11,7 @@
 #include <string.h>
 
 static const char *const profile_types[] = {"constant", "ramp", "halfsine", "table", NULL};
-static const char *const load_types[]    = {"point", "pressure", "spring", NULL};
+static const char *const load_types[]    = {"point", "pressure", "spring", "torque", NULL};
 
 /* the load's peak value whose direction or sign the table's values scale */
 static PetscReal PeakValue(const TdLoad *load)
@@ -225,8 +226,15 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
     PetscCall(PetscStrncpy(load->name, names[l], TD_NAME_LEN));
     PetscCall(TdOptionsEnum(load->name, "type", "point (a force at a material point) or pressure (a follower pressure on a face)", load_types, 0, &type, NULL));
     load->type = (TdLoadType)type;
-    if (load->type == TD_LOAD_POINT || load->type == TD_LOAD_SPRING || TdOptionsHelpRequested()) PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
+    if (load->type != TD_LOAD_PRESSURE || TdOptionsHelpRequested()) PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
     if (load->type == TD_LOAD_POINT || TdOptionsHelpRequested()) PetscCall(TdOptionsRealArray(load->name, "force", "point: force vector fx,fy,fz (its peak for a pulse)", "N", 3, zero3, load->force, NULL));
+    if (load->type == TD_LOAD_TORQUE || TdOptionsHelpRequested()) {
+      /* kept in force[]: the profiles and tables scale it alike */
+      PetscReal m[3] = {0, 0, 0};
+      PetscCall(TdOptionsRealArray(load->name, "torque", "torque: moment mx,my,mz about the global axes, applied through the gradients at the material point (its peak for a pulse)", "N m", 3, zero3, m, NULL));
+      if (load->type == TD_LOAD_TORQUE)
+        for (PetscInt i = 0; i < 3; i++) load->force[i] = m[i];
+    }
     if (load->type == TD_LOAD_SPRING || TdOptionsHelpRequested()) PetscCall(ReadSpring(model, load));
     if (load->type == TD_LOAD_PRESSURE || TdOptionsHelpRequested()) {
       PetscCall(ReadFace(model, load));
@@ -242,7 +250,7 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_duration = %g: a %s profile needs a positive duration", load->name, (double)load->duration, profile_types[profile]);
     if (load->type != TD_LOAD_PRESSURE && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
     if (load->profile == TD_PROFILE_TABLE && PeakValue(load) == 0)
-      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but a zero %s: the table's values scale it", load->name, load->type == TD_LOAD_PRESSURE ? "-pressure (give the sign and a reference value, e.g. 1)" : "-force (give the direction)");
+      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but a zero %s: the table's values scale it", load->name, load->type == TD_LOAD_PRESSURE ? "-pressure (give the sign and a reference value, e.g. 1)" : (load->type == TD_LOAD_TORQUE ? "-torque (give the axis)" : "-force (give the direction)"));
     if (load->profile == TD_PROFILE_TABLE) {
       PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_table", load->name));
       if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but no %s FILE.csv", load->name, opt);

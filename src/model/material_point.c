@@ -37,8 +37,18 @@ PetscErrorCode TdModelMaterialPoint(TdModel model, PetscInt b, const PetscReal X
     mp->X[i]  = X[i];
     mp->xi[i] = xi[i];
   }
-  ancf3843_shape(body->mesh.size[3 * cell], body->mesh.size[3 * cell + 1], body->mesh.size[3 * cell + 2], xi, S);
-  TdModelGlobalShapeInternal(&body->mesh.axes[9 * cell], S, mp->S);
+  {
+    /* values, and derivatives along the global axes: d/dx_j = sum_I a_I[j] d/dX_I with a_I the
+       cell's material axes, each turned to the global-axis slopes as the values are */
+    const PetscReal *ax = &body->mesh.axes[9 * cell];
+    PetscReal        dS[3][ANCF3843_NSHAPE], Gl[ANCF3843_NSHAPE];
+    ancf3843_shape_and_gradient(body->mesh.size[3 * cell], body->mesh.size[3 * cell + 1], body->mesh.size[3 * cell + 2], xi, S, dS);
+    TdModelGlobalShapeInternal(ax, S, mp->S);
+    for (PetscInt j = 0; j < 3; j++) {
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) Gl[k] = ax[j] * dS[0][k] + ax[3 + j] * dS[1][k] + ax[6 + j] * dS[2][k];
+      TdModelGlobalShapeInternal(ax, Gl, mp->G[j]);
+    }
+  }
   if (body->type == TD_BODY_ANCF) {
     const PetscInt *nodes = &body->mesh.cells[8 * cell];
     for (PetscInt n = 0; n < 8; n++)

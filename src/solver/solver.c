@@ -35,13 +35,27 @@ static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
 /* The Jacobian with its COO pattern: element blocks of this rank, the film blocks of this rank's
    quads, then (rank 0) one diagonal entry per cavitating film row and the constraint blocks.
    Rebuilt when the film-body coupling pattern changes. */
-/* Jacobian entries of the springs (rank 0): for each spring, the blocks (end a, end b) of its
-   ends, 96 x 96 each, in the order TdSolverBuildJacobian lays them out. */
-static PetscCount SpringEntries(TdModel m)
+/* The material points whose element blocks a load's stiffness fills (rank 0): a spring's two
+   ends (one for ground), a torque's point; none for point forces and pressures (these are in
+   the element loop). */
+static PetscInt LoadEnds(const TdLoad *load, const TdMaterialPoint *end[2])
+{
+  end[0] = &load->point;
+  end[1] = &load->point2;
+  if (load->type == TD_LOAD_SPRING) return load->body2 >= 0 ? 2 : 1;
+  return load->type == TD_LOAD_TORQUE ? 1 : 0;
+}
+
+/* Jacobian entries of the loads (rank 0): for each, the blocks (end a, end b) of its ends,
+   96 x 96 each, in the order TdSolverBuildJacobian lays them out. */
+static PetscCount LoadEntries(TdModel m)
 {
   PetscCount n = 0;
-  for (PetscInt l = 0; l < m->nloads; l++)
-    if (m->loads[l].type == TD_LOAD_SPRING) n += (m->loads[l].body2 >= 0 ? 4 : 1) * (PetscCount)NDOF * NDOF;
+  for (PetscInt l = 0; l < m->nloads; l++) {
+    const TdMaterialPoint *end[2];
+    const PetscInt         nend = LoadEnds(&m->loads[l], end);
+    n += (PetscCount)nend * nend * NDOF * NDOF;
+  }
   return n;
 }
 
@@ -62,7 +76,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
     if (rank == 0) {
       for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms + 1;
       nc += s->nncp + 2 * s->njfo;
-      nc += (PetscInt)SpringEntries(model);
+      nc += (PetscInt)LoadEntries(model);
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
     PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, (PetscCount)nloc * NDOF * NDOF, s->nfilm_coo, nc));
@@ -115,12 +129,10 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
         ci[k] = cj[k] = model->row_offset + r;
         k++;
       }
-      /* springs: the blocks of their ends (SpringEntries) */
+      /* springs and torques: the blocks of their ends (LoadEntries) */
       for (PetscInt l = 0; l < model->nloads; l++) {
-        const TdLoad          *load = &model->loads[l];
-        const TdMaterialPoint *end[2] = {&load->point, &load->point2};
-        const PetscInt         nend   = load->body2 >= 0 ? 2 : 1;
-        if (load->type != TD_LOAD_SPRING) continue;
+        const TdMaterialPoint *end[2];
+        const PetscInt         nend = LoadEnds(&model->loads[l], end);
         for (PetscInt a = 0; a < nend; a++)
           for (PetscInt b = 0; b < nend; b++)
             for (PetscInt i = 0; i < NDOF; i++)
@@ -666,6 +678,15 @@ static void SpringEnds(TdSolver s, const TdLoad *load, PetscReal xa[3], PetscRea
     }
 }
 
+/* A torque's moment in this solve: its profile at t, or in a static solve its full value times
+   the load factor. */
+static void TorqueAt(TdSolver s, const TdLoad *load, PetscReal t, PetscReal M[3])
+{
+  if (s->mode == TD_MODE_STATIC)
+    for (PetscInt i = 0; i < 3; i++) M[i] = s->load_factor * load->force[i];
+  else TdLoadForce(load, t, M);
+}
+
 /* A pressure load's value in this solve: its profile at t, or in a static solve its full value
    times the load factor (as the point loads). */
 static inline PetscReal PressureAt(TdSolver s, const TdLoad *load, PetscReal t)
@@ -756,6 +777,26 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       else TdLoadForce(load, t1, f);
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
         for (PetscInt i = 0; i < 3; i++) rf[load->point.coord[3 * k + i]] -= load->point.S[k] * f[i];
+    }
+    /* torques (F19), on rank 0: Q_k = sum_j G_j,k (1/2) M x r_,j, the moment applied through
+       the gradients r_,j of the material point (sum_j r_,j x (M x r_,j)/2 = M for orthonormal
+       gradients, a rigid rotation) */
+    for (PetscInt l = 0; l < (rank == 0 ? m->nloads : 0); l++) {
+      const TdLoad *load = &m->loads[l];
+      PetscReal     M[3], rj[3][3] = {{0}};
+      if (load->type != TD_LOAD_TORQUE) continue;
+      TorqueAt(s, load, t1, M);
+      for (PetscInt j = 0; j < 3; j++)
+        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+          for (PetscInt i = 0; i < 3; i++) rj[j][i] += load->point.G[j][k] * s->q1[load->point.coord[3 * k + i]];
+      for (PetscInt j = 0; j < 3; j++) {
+        PetscReal h[3];
+        h[0] = 0.5 * (M[1] * rj[j][2] - M[2] * rj[j][1]);
+        h[1] = 0.5 * (M[2] * rj[j][0] - M[0] * rj[j][2]);
+        h[2] = 0.5 * (M[0] * rj[j][1] - M[1] * rj[j][0]);
+        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+          for (PetscInt i = 0; i < 3; i++) rf[load->point.coord[3 * k + i]] -= load->point.G[j][k] * h[i];
+      }
     }
     /* spring-dampers (F17), on rank 0: -S_a g on the first end, +S_b g on the second; damping
        only in dynamics (a static solve has no rates) */
@@ -963,8 +1004,6 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
         s->coo_v[k++] = 0; /* the diagonal */
       }
-      /* springs (F17): d(sigma_a S_a g)/dq_b = sigma_a sigma_b S_a S_b (ce Kd + cv Kv),
-         sigma = -1 on the first end and +1 on the second */
       for (PetscInt l = 0; l < m->nloads; l++) {
         const TdLoad          *load = &m->loads[l];
         const TdMaterialPoint *end[2] = {&load->point, &load->point2};
@@ -972,6 +1011,23 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         const PetscInt         nend   = load->body2 >= 0 ? 2 : 1;
         PetscReal              xa[3], xb[3], va[3], vb[3], g[3], Kd[3][3], Kv[3][3], B[3][3];
         const PetscReal        c = s->mode == TD_MODE_DYNAMIC ? load->damping : 0;
+        if (load->type == TD_LOAD_TORQUE) {
+          /* torque (F19): d(-Q_k)/de_l = -ce sum_j G_j,k G_j,l (1/2)[M]x */
+          PetscReal M[3];
+          TorqueAt(s, load, StepTime(s), M);
+          for (PetscInt r = 0; r < NDOF; r++)
+            for (PetscInt q = 0; q < NDOF; q++, k++) {
+              const PetscInt i = r % 3, mm = q % 3;
+              PetscReal      gg = 0;
+              for (PetscInt j = 0; j < 3; j++) gg += load->point.G[j][r / 3] * load->point.G[j][q / 3];
+              /* (M x v)_i = sum_m W_im v_m: W = [[0, -M2, M1], [M2, 0, -M0], [-M1, M0, 0]] */
+              const PetscReal W = (i == mm) ? 0 : ((i + 1) % 3 == mm ? -M[3 - i - mm] : M[3 - i - mm]);
+              s->coo_v[k] = -ce * 0.5 * gg * W;
+            }
+          continue;
+        }
+        /* springs (F17): d(sigma_a S_a g)/dq_b = sigma_a sigma_b S_a S_b (ce Kd + cv Kv),
+           sigma = -1 on the first end and +1 on the second */
         if (load->type != TD_LOAD_SPRING) continue;
         SpringEnds(s, load, xa, xb, va, vb);
         if (spring_damper(xa, xb, va, vb, load->stiffness, c, load->length, g, NULL, Kd, Kv)) {
