@@ -224,7 +224,7 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
     char      table[PETSC_MAX_PATH_LEN], opt[256];
     const PetscReal zero3[3] = {0, 0, 0};
     PetscCall(PetscStrncpy(load->name, names[l], TD_NAME_LEN));
-    PetscCall(TdOptionsEnum(load->name, "type", "point (a force at a material point) or pressure (a follower pressure on a face)", load_types, 0, &type, NULL));
+    PetscCall(TdOptionsEnum(load->name, "type", "point (a force at a material point), pressure (a follower pressure on a face), spring (a spring-damper between two points) or torque (a moment at a material point)", load_types, 0, &type, NULL));
     load->type = (TdLoadType)type;
     if (load->type != TD_LOAD_PRESSURE || TdOptionsHelpRequested()) PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
     if (load->type == TD_LOAD_POINT || TdOptionsHelpRequested()) PetscCall(TdOptionsRealArray(load->name, "force", "point: force vector fx,fy,fz (its peak for a pulse)", "N", 3, zero3, load->force, NULL));
@@ -244,8 +244,10 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
     load->profile = (TdProfileType)profile;
     PetscCall(TdOptionsReal(load->name, "start", "start of the ramp or pulse", "s", 0, &load->start, NULL));
     PetscCall(TdOptionsReal(load->name, "duration", "duration of the ramp or pulse", "s", 0, &load->duration, &set));
-    PetscCall(TdOptionsString(load->name, "table", "measured force, CSV with columns time [s], force [N] (scales the direction of -<l>_force); for a pressure: time [s], pressure [Pa]", NULL, table, sizeof table, &set));
+    PetscCall(TdOptionsString(load->name, "table", "measured force, CSV with columns time [s], force [N] (scales the direction of -<l>_force or -<l>_torque); for a pressure: time [s], pressure [Pa]", NULL, table, sizeof table, &set));
     if (TdOptionsHelpRequested()) continue;
+    if (load->type == TD_LOAD_SPRING && load->profile != TD_PROFILE_CONSTANT)
+      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_profile %s: '%s' is a spring, whose force follows its length and rate; springs have no time profile (remove -%s_profile)", load->name, profile_types[profile], load->name, load->name);
     if ((load->profile == TD_PROFILE_RAMP || load->profile == TD_PROFILE_HALFSINE) && !(load->duration > 0))
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_duration = %g: a %s profile needs a positive duration", load->name, (double)load->duration, profile_types[profile]);
     if (load->type != TD_LOAD_PRESSURE && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);

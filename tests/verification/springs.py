@@ -10,7 +10,7 @@ springs acting through the blocks' centroids so that the blocks only translate):
 3. The Jacobian of two moving blocks joined obliquely at their corners, with damping and an
    initial velocity across the spring, against central differences (-test_jacobian): <= 1e-6.
 4. Bad input: no second end, a second body that does not exist, ends that coincide, a negative
-   stiffness.
+   stiffness, a time profile.
 """
 import sys
 
@@ -71,7 +71,8 @@ base = ["-bodies", "blk"] + block + ["-loads", "s", "-s_type", "spring", "-s_bod
 for what, extra, message in (("no second end", [], "has no second end: set -s_point2"),
                              ("a second body that does not exist", ["-s_body2", "nobody", "-s_point2", "1,0,0"], "-s_body2: there is no body 'nobody'"),
                              ("ends that coincide", ["-s_point2", "0.05,0.05,0.05"], "its two ends coincide"),
-                             ("a negative stiffness", ["-s_point2", "1,0,0", "-s_stiffness", "-5"], "-s_stiffness")):
+                             ("a negative stiffness", ["-s_point2", "1,0,0", "-s_stiffness", "-5"], "-s_stiffness"),
+                             ("a time profile", ["-s_point2", "1,0,0", "-s_profile", "ramp", "-s_duration", "1"], "springs have no time profile")):
     _, proc = tdrun.run(base + extra, expect_ok=False, name="bad")
     checks.true("bad input, %s: exit %d, '%s'" % (what, proc.returncode, message), proc.returncode != 0 and message in proc.stdout + proc.stderr)
 checks.finish()
