@@ -212,8 +212,6 @@ void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, Pet
 /* Rigid body: the velocity of the material point that is at spatial position x at time t. */
 void TdRigidBodyVelocityAt(const TdBody *body, const PetscReal x[3], PetscReal t, PetscReal v[3]);
 
-/* Time factor of a load at time t: its profile (ramp, half-sine, table / peak value). */
-PetscReal TdLoadFactor(const TdLoad *load, PetscReal t);
 /* Load vector of point load l at time t (formulation.md F1 point loads): force [N]. */
 void TdLoadForce(const TdLoad *load, PetscReal t, PetscReal f[3]);
 /* Pressure of pressure load l at time t [Pa] (F16). */

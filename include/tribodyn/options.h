@@ -25,9 +25,8 @@ PetscErrorCode TdOptionsInt(const char prefix[], const char name[], const char h
 PetscErrorCode TdOptionsBool(const char prefix[], const char name[], const char help[], PetscBool def, PetscBool *value, PetscBool *set);
 /* Comma-separated reals: exactly n values (n > 0). */
 PetscErrorCode TdOptionsRealArray(const char prefix[], const char name[], const char help[], const char unit[], PetscInt n, const PetscReal def[], PetscReal values[], PetscBool *set);
-/* The same with nmin..nmax values; *count (may be NULL) is how many were given (0 if unset); the
-   entries past them keep their defaults. */
-PetscErrorCode TdOptionsRealArrayRange(const char prefix[], const char name[], const char help[], const char unit[], PetscInt nmin, PetscInt nmax, const PetscReal def[], PetscReal values[], PetscInt *count, PetscBool *set);
+/* The same with nmin..nmax values; the entries past those given keep their defaults. */
+PetscErrorCode TdOptionsRealArrayRange(const char prefix[], const char name[], const char help[], const char unit[], PetscInt nmin, PetscInt nmax, const PetscReal def[], PetscReal values[], PetscBool *set);
 PetscErrorCode TdOptionsIntArray(const char prefix[], const char name[], const char help[], PetscInt n, const PetscInt def[], PetscInt values[], PetscBool *set);
 PetscErrorCode TdOptionsString(const char prefix[], const char name[], const char help[], const char def[], char value[], size_t len, PetscBool *set);
 /* One of choices (NULL-terminated); *index receives its position. */

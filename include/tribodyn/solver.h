@@ -84,7 +84,6 @@ struct _p_TdSolver {
   PetscBool   *jfo_active;        /* njfo: the pressure branch at the last Jacobian */
   PetscBool   *jfo_active_pc;     /* njfo: ... at the last factorisation */
   PetscInt     jfo_refactor_rows; /* rows that may change branch before the LU is refactored */
-  PetscBool   *theta_mask;        /* N: a film fraction (NULL without JFO films) */
   PetscReal   *ncp_shift;         /* p_cav/p_ref for cavitating unknowns, -inf elsewhere (N) */
   PetscBool   *ncp_active;        /* rows on the bound at the last Jacobian (N, every rank) */
   PetscInt    *film_coo_rows;     /* row of each of this rank's film COO entries */

@@ -146,7 +146,7 @@ static PetscErrorCode DefaultList(PetscInt n, const PetscReal r[], const PetscIn
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdOptionsRealArrayRange(const char prefix[], const char name[], const char help[], const char unit[], PetscInt nmin, PetscInt nmax, const PetscReal def[], PetscReal values[], PetscInt *count, PetscBool *set)
+PetscErrorCode TdOptionsRealArrayRange(const char prefix[], const char name[], const char help[], const char unit[], PetscInt nmin, PetscInt nmax, const PetscReal def[], PetscReal values[], PetscBool *set)
 {
   char      full[256], d[256] = "";
   PetscBool flg;
@@ -165,7 +165,6 @@ PetscErrorCode TdOptionsRealArrayRange(const char prefix[], const char name[], c
   }
   for (PetscInt i = 0; flg && i < got; i++)
     if (PetscIsInfOrNanReal(values[i])) SETERRQ(options_comm, PETSC_ERR_USER_INPUT, "Option %s: value %" PetscInt_FMT " is not a finite number", full, i + 1);
-  if (count) *count = flg ? got : 0;
   if (set) *set = flg;
   PetscFunctionReturn(0);
 }
@@ -173,7 +172,7 @@ PetscErrorCode TdOptionsRealArrayRange(const char prefix[], const char name[], c
 PetscErrorCode TdOptionsRealArray(const char prefix[], const char name[], const char help[], const char unit[], PetscInt n, const PetscReal def[], PetscReal values[], PetscBool *set)
 {
   PetscFunctionBegin;
-  PetscCall(TdOptionsRealArrayRange(prefix, name, help, unit, n, n, def, values, NULL, set));
+  PetscCall(TdOptionsRealArrayRange(prefix, name, help, unit, n, n, def, values, set));
   PetscFunctionReturn(0);
 }
 

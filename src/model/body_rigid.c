@@ -70,7 +70,7 @@ PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdModel model, TdBody *body)
     /* ax,ay,az,f[,phase]: the phase is given in degrees and kept in radians */
     const PetscReal zero5[5] = {0, 0, 0, 0, 0};
     PetscBool       set;
-    PetscCall(TdOptionsRealArrayRange(p, "oscillation", "rigid body: a harmonic displacement a sin(2 pi f t + phase) added to its motion: ax,ay,az [m], f [Hz][, phase [deg]]", NULL, 4, 5, zero5, body->oscillation, NULL, &set));
+    PetscCall(TdOptionsRealArrayRange(p, "oscillation", "rigid body: a harmonic displacement a sin(2 pi f t + phase) added to its motion: ax,ay,az [m], f [Hz][, phase [deg]]", NULL, 4, 5, zero5, body->oscillation, &set));
     if (set && !(body->oscillation[3] > 0)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_oscillation: the frequency (4th value) must be positive, got %g Hz", p, (double)body->oscillation[3]);
     body->oscillation[4] *= PETSC_PI / 180;
   }
@@ -98,12 +98,11 @@ static void Oscillation(const TdBody *body, PetscReal t, PetscReal u[3], PetscRe
   }
 }
 
-/* v = V + u'(t) + w x d: the velocity of the point at d from the body's (moving) centre */
-static void RigidVelocity(const TdBody *body, PetscReal t, const PetscReal d[3], PetscReal v[3])
+/* v = V + u' + w x d: the velocity of the point at d from the body's (moving) centre, u' the
+   rate of the harmonic displacement */
+static void RigidVelocity(const TdBody *body, const PetscReal udot[3], const PetscReal d[3], PetscReal v[3])
 {
   const PetscReal *w = body->angular_velocity;
-  PetscReal        u[3], udot[3];
-  Oscillation(body, t, u, udot);
   v[0] = body->velocity[0] + udot[0] + w[1] * d[2] - w[2] * d[1];
   v[1] = body->velocity[1] + udot[1] + w[2] * d[0] - w[0] * d[2];
   v[2] = body->velocity[2] + udot[2] + w[0] * d[1] - w[1] * d[0];
@@ -111,18 +110,15 @@ static void RigidVelocity(const TdBody *body, PetscReal t, const PetscReal d[3],
 
 void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, PetscReal x[3], PetscReal v[3])
 {
-  PetscReal aa[3], R[9], RR0[9], d[3], rd[3];
+  PetscReal aa[3], R[9], RR0[9], d[3], rd[3], u[3], udot[3];
   for (PetscInt i = 0; i < 3; i++) aa[i] = body->angular_velocity[i] * t;
   RotationMatrix(aa, R);
   MatMul3(R, body->R0, RR0);
   for (PetscInt i = 0; i < 3; i++) d[i] = X[i] - body->center[i];
   for (PetscInt i = 0; i < 3; i++) rd[i] = RR0[3 * i] * d[0] + RR0[3 * i + 1] * d[1] + RR0[3 * i + 2] * d[2];
-  {
-    PetscReal u[3], udot[3];
-    Oscillation(body, t, u, udot);
-    for (PetscInt i = 0; i < 3; i++) x[i] = body->center[i] + body->velocity[i] * t + u[i] + rd[i];
-  }
-  if (v) RigidVelocity(body, t, rd, v);
+  Oscillation(body, t, u, udot);
+  for (PetscInt i = 0; i < 3; i++) x[i] = body->center[i] + body->velocity[i] * t + u[i] + rd[i];
+  if (v) RigidVelocity(body, udot, rd, v);
 }
 
 void TdRigidBodyVelocityAt(const TdBody *body, const PetscReal x[3], PetscReal t, PetscReal v[3])
@@ -130,5 +126,5 @@ void TdRigidBodyVelocityAt(const TdBody *body, const PetscReal x[3], PetscReal t
   PetscReal d[3], u[3], udot[3];
   Oscillation(body, t, u, udot);
   for (PetscInt i = 0; i < 3; i++) d[i] = x[i] - body->center[i] - body->velocity[i] * t - u[i];
-  RigidVelocity(body, t, d, v);
+  RigidVelocity(body, udot, d, v);
 }

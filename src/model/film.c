@@ -10,7 +10,7 @@
   (an obstacle problem: F_i is the multiplier of the bound), which the solver treats by
   semismooth Newton on min(p - p_cav, F), or by SNESVINEWTONRSLS with bounds (solver.c).
 */
-#include <tribodyn/model.h>
+#include "model_private.h"
 #include <tribodyn/options.h>
 #include <tribodyn/vec3.h>
 #include <errno.h>
@@ -405,19 +405,14 @@ PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], Pets
     if (f->model != TD_FILM_REYNOLDS) continue;
     for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++) {
       const PetscInt *nodes = &f->surface.quads[4 * qd];
-      for (PetscInt i = 0; i < 4; i++)
-        for (PetscInt j = 0; j < 4; j++, k++)
-          if (rows) {
-            rows[k] = f->unknown[nodes[i]];
-            cols[k] = f->unknown[nodes[j]];
-            if (rows[k] < 0 || cols[k] < 0) rows[k] = cols[k] = -1;
-          }
-      if (f->cavitation == TD_CAVITATION_JFO)
+      /* dR/dp, then with JFO dR/dtheta: the same rows, the pressures' then the fractions' columns */
+      const PetscInt *colmap[2] = {f->unknown, f->theta_unknown};
+      for (PetscInt blk = 0; blk < QuadEntries(f) / 16; blk++)
         for (PetscInt i = 0; i < 4; i++)
           for (PetscInt j = 0; j < 4; j++, k++)
             if (rows) {
               rows[k] = f->unknown[nodes[i]];
-              cols[k] = f->theta_unknown[nodes[j]];
+              cols[k] = colmap[blk][nodes[j]];
               if (rows[k] < 0 || cols[k] < 0) rows[k] = cols[k] = -1;
             }
     }
@@ -1288,24 +1283,15 @@ static PetscErrorCode ParseFace(TdModel m, TdFilm *f, const char which[], TdFilm
   colon = strchr(value, ':');
   if (!colon) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s = '%s': write the surface as body:face, e.g. guide:zmax", opt, value);
   *colon = 0;
-  for (PetscInt i = 0; i < m->nbodies; i++)
-    if (!strcmp(m->bodies[i].name, value)) b = i;
-  if (b < 0) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: there is no body '%s'", opt, value);
+  PetscCall(TdModelFindBodyInternal(m, value, opt, &b));
   s->body = b;
   PetscCall(PetscStrncpy(s->face, colon + 1, sizeof s->face));
   if (m->bodies[b].is_cylinder) {
     if (strcmp(s->face, "surface")) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: the rigid cylinder '%s' has one face, 'surface', not '%s'", opt, value, s->face);
     s->kind = TD_FACE_RIGID_CYLINDER;
   } else {
-    const TdMeshSet *set_ = TdMeshFindSet(&m->bodies[b].mesh, s->face);
-    if (!set_ || !set_->nfaces) {
-      char list[1024] = "";
-      for (PetscInt k = 0; k < m->bodies[b].mesh.nsets; k++) {
-        PetscCall(PetscStrlcat(list, k ? ", " : "", sizeof list));
-        PetscCall(PetscStrlcat(list, m->bodies[b].mesh.sets[k].name, sizeof list));
-      }
-      SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' has no face '%s' (its faces: %s)", opt, value, s->face, list);
-    }
+    const TdMeshSet *set_;
+    PetscCall(TdModelFindFaceSetInternal(m, b, s->face, opt, &set_));
     s->set    = set_;
     s->nfaces = set_->nfaces;
     s->kind   = m->bodies[b].type == TD_BODY_ANCF ? TD_FACE_ANCF : TD_FACE_RIGID_MESH;

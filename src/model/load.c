@@ -20,7 +20,8 @@ static PetscReal PeakValue(const TdLoad *load)
   return PetscSqrtReal(load->force[0] * load->force[0] + load->force[1] * load->force[1] + load->force[2] * load->force[2]);
 }
 
-PetscReal TdLoadFactor(const TdLoad *load, PetscReal t)
+/* Time factor of a load at time t: its profile (ramp, half-sine, table / peak value). */
+static PetscReal TdLoadFactor(const TdLoad *load, PetscReal t)
 {
   PetscReal s = 1, tau = t - load->start;
   switch (load->profile) {
@@ -68,7 +69,7 @@ static PetscErrorCode ReadFace(TdModel model, TdLoad *load)
 {
   char      value[256], opt[128], *colon;
   PetscBool set;
-  PetscInt  b = -1;
+  PetscInt  b;
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_face", load->name));
   PetscCall(TdOptionsString(load->name, "face", "pressure: the loaded face body:face (a box face xmin..zmax, or a 2-D physical group of the body's mesh)", NULL, value, sizeof value, &set));
@@ -77,20 +78,10 @@ static PetscErrorCode ReadFace(TdModel model, TdLoad *load)
   colon = strchr(value, ':');
   if (!colon) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s = '%s': write the face as body:face, e.g. guide:zmax", opt, value);
   *colon = 0;
-  for (PetscInt i = 0; i < model->nbodies; i++)
-    if (!strcmp(model->bodies[i].name, value)) b = i;
-  if (b < 0) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: there is no body '%s'", opt, value);
+  PetscCall(TdModelFindBodyInternal(model, value, opt, &b));
   if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid (prescribed motion); pressure loads act on ancf bodies", opt, value);
   load->body = b;
-  load->face = TdMeshFindSet(&model->bodies[b].mesh, colon + 1);
-  if (!load->face || !load->face->nfaces) {
-    char list[1024] = "";
-    for (PetscInt k = 0; k < model->bodies[b].mesh.nsets; k++) {
-      PetscCall(PetscStrlcat(list, k ? ", " : "", sizeof list));
-      PetscCall(PetscStrlcat(list, model->bodies[b].mesh.sets[k].name, sizeof list));
-    }
-    SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' has no face '%s' (its faces: %s)", opt, value, colon + 1, list);
-  }
+  PetscCall(TdModelFindFaceSetInternal(model, b, colon + 1, opt, &load->face));
   load->area = 0;
   for (PetscInt k = 0; k < load->face->nfaces; k++) {
     const PetscInt   cell = load->face->faces[k].cell, fix = load->face->faces[k].face / 2;
@@ -118,9 +109,8 @@ static PetscErrorCode ReadSpring(TdModel model, TdLoad *load)
   if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "The spring '%s' has no second end: set %s x,y,z (and -%s_body2 B, or ground)", load->name, opt, load->name);
   load->body2 = -1;
   if (strcmp(bname, "ground")) {
-    for (PetscInt i = 0; i < model->nbodies; i++)
-      if (!strcmp(model->bodies[i].name, bname)) load->body2 = i;
-    if (load->body2 < 0) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body2: there is no body '%s' (give a body name or ground)", load->name, bname);
+    PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_body2", load->name));
+    PetscCall(TdModelFindBodyInternal(model, bname, opt, &load->body2));
     if (model->bodies[load->body2].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body2: body '%s' is rigid (prescribed motion); springs connect ancf bodies or ground", load->name, bname);
     PetscCall(PetscSNPrintf(opt, sizeof opt, "Option -%s_point2 of spring '%s'", load->name, load->name));
     PetscCall(TdModelMaterialPoint(model, load->body2, X, opt, &load->point2));
@@ -228,13 +218,8 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
     load->type = (TdLoadType)type;
     if (load->type != TD_LOAD_PRESSURE || TdOptionsHelpRequested()) PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
     if (load->type == TD_LOAD_POINT || TdOptionsHelpRequested()) PetscCall(TdOptionsRealArray(load->name, "force", "point: force vector fx,fy,fz (its peak for a pulse)", "N", 3, zero3, load->force, NULL));
-    if (load->type == TD_LOAD_TORQUE || TdOptionsHelpRequested()) {
-      /* kept in force[]: the profiles and tables scale it alike */
-      PetscReal m[3] = {0, 0, 0};
-      PetscCall(TdOptionsRealArray(load->name, "torque", "torque: moment mx,my,mz about the global axes, applied through the gradients at the material point (its peak for a pulse)", "N m", 3, zero3, m, NULL));
-      if (load->type == TD_LOAD_TORQUE)
-        for (PetscInt i = 0; i < 3; i++) load->force[i] = m[i];
-    }
+    /* a torque's moment is kept in force[]: the profiles and tables scale it alike */
+    if (load->type == TD_LOAD_TORQUE || TdOptionsHelpRequested()) PetscCall(TdOptionsRealArray(load->name, "torque", "torque: moment mx,my,mz about the global axes, applied through the gradients at the material point (its peak for a pulse)", "N m", 3, zero3, load->force, NULL));
     if (load->type == TD_LOAD_SPRING || TdOptionsHelpRequested()) PetscCall(ReadSpring(model, load));
     if (load->type == TD_LOAD_PRESSURE || TdOptionsHelpRequested()) {
       PetscCall(ReadFace(model, load));

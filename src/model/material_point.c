@@ -65,7 +65,7 @@ void TdModelPointValue(TdModel model, const TdMaterialPoint *mp, const PetscReal
     for (PetscInt i = 0; i < 3; i++) r[i] += mp->S[k] * full[mp->coord[3 * k + i]];
 }
 
-static PetscErrorCode FindBody(TdModel model, const char name[], const char option[], PetscInt *b)
+PetscErrorCode TdModelFindBodyInternal(TdModel model, const char name[], const char option[], PetscInt *b)
 {
   char list[1024] = "";
   PetscFunctionBegin;
@@ -82,6 +82,22 @@ static PetscErrorCode FindBody(TdModel model, const char name[], const char opti
   SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: there is no body '%s' (bodies: %s)", option, name, model->nbodies ? list : "none; set -bodies");
 }
 
+PetscErrorCode TdModelFindFaceSetInternal(TdModel model, PetscInt b, const char face[], const char option[], const TdMeshSet **set)
+{
+  const TdMesh *mesh = &model->bodies[b].mesh;
+  PetscFunctionBegin;
+  *set = TdMeshFindSet(mesh, face);
+  if (!*set || !(*set)->nfaces) {
+    char list[1024] = "";
+    for (PetscInt k = 0; k < mesh->nsets; k++) {
+      PetscCall(PetscStrlcat(list, k ? ", " : "", sizeof list));
+      PetscCall(PetscStrlcat(list, mesh->sets[k].name, sizeof list));
+    }
+    SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' has no face '%s' (its faces: %s)", option, model->bodies[b].name, face, list);
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdModelReadPointInternal(TdModel model, const char prefix[], const char kind[], PetscInt *body, TdMaterialPoint *mp)
 {
   char      bname[TD_NAME_LEN], opt[256], what[256];
@@ -95,7 +111,7 @@ PetscErrorCode TdModelReadPointInternal(TdModel model, const char prefix[], cons
   if (TdOptionsHelpRequested() && !set) PetscFunctionReturn(0);
   PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_body", prefix));
   if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "The %s '%s' has no body: set %s", kind, prefix, opt);
-  PetscCall(FindBody(model, bname, opt, body));
+  PetscCall(TdModelFindBodyInternal(model, bname, opt, body));
   PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_point", prefix));
   {
     PetscBool has;

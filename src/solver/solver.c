@@ -296,7 +296,6 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscInt lo, hi, i = 0;
     PetscCall(PetscMalloc4(s->njfo, &s->jfo_theta, s->njfo, &s->jfo_p, s->njfo, &s->jfo_shift, s->njfo, &s->jfo_active));
     PetscCall(PetscCalloc1(s->njfo, &s->jfo_active_pc));
-    PetscCall(PetscCalloc1(s->N, &s->theta_mask));
     PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
     for (PetscInt fi = 0; fi < model->nfilms; fi++) {
       const TdFilm *f = &model->films[fi];
@@ -308,7 +307,6 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
         s->jfo_p[i]      = f->unknown[nd];
         s->jfo_shift[i]  = f->p_cav / f->p_ref;
         s->jfo_active[i] = PETSC_FALSE;
-        s->theta_mask[kt] = PETSC_TRUE;
         if (kt >= lo && kt < hi) PetscCall(VecSetValue(s->U, kt, 1.0, INSERT_VALUES));
         i++;
       }
@@ -550,7 +548,6 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->film_load_u));
   PetscCall(PetscFree4(s->jfo_theta, s->jfo_p, s->jfo_shift, s->jfo_active));
   PetscCall(PetscFree(s->jfo_active_pc));
-  PetscCall(PetscFree(s->theta_mask));
   PetscCall(PetscFree(s->ncp_shift));
   PetscCall(PetscFree(s->ncp_active));
   PetscCall(PetscFree2(s->film_u_start, s->film_u_rate));
@@ -1006,24 +1003,20 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       }
       for (PetscInt l = 0; l < m->nloads; l++) {
         const TdLoad          *load = &m->loads[l];
-        const TdMaterialPoint *end[2] = {&load->point, &load->point2};
+        const TdMaterialPoint *end[2];
         const PetscReal        sig[2] = {-1, 1};
-        const PetscInt         nend   = load->body2 >= 0 ? 2 : 1;
+        const PetscInt         nend   = LoadEnds(load, end);
         PetscReal              xa[3], xb[3], va[3], vb[3], g[3], Kd[3][3], Kv[3][3], B[3][3];
         const PetscReal        c = s->mode == TD_MODE_DYNAMIC ? load->damping : 0;
         if (load->type == TD_LOAD_TORQUE) {
-          /* torque (F19): d(-Q_k)/de_l = -ce sum_j G_j,k G_j,l (1/2)[M]x */
-          PetscReal M[3];
+          /* torque (F19): d(-Q_k)/de_l = -ce (sum_j G_j,k G_j,l) (1/2)[M]x, with [M]x v = M x v */
+          PetscReal M[3], GG[ANCF3843_NSHAPE][ANCF3843_NSHAPE];
           TorqueAt(s, load, StepTime(s), M);
+          const PetscReal W[3][3] = {{0, -M[2], M[1]}, {M[2], 0, -M[0]}, {-M[1], M[0], 0}};
+          for (PetscInt a = 0; a < ANCF3843_NSHAPE; a++)
+            for (PetscInt b = 0; b < ANCF3843_NSHAPE; b++) GG[a][b] = load->point.G[0][a] * load->point.G[0][b] + load->point.G[1][a] * load->point.G[1][b] + load->point.G[2][a] * load->point.G[2][b];
           for (PetscInt r = 0; r < NDOF; r++)
-            for (PetscInt q = 0; q < NDOF; q++, k++) {
-              const PetscInt i = r % 3, mm = q % 3;
-              PetscReal      gg = 0;
-              for (PetscInt j = 0; j < 3; j++) gg += load->point.G[j][r / 3] * load->point.G[j][q / 3];
-              /* (M x v)_i = sum_m W_im v_m: W = [[0, -M2, M1], [M2, 0, -M0], [-M1, M0, 0]] */
-              const PetscReal W = (i == mm) ? 0 : ((i + 1) % 3 == mm ? -M[3 - i - mm] : M[3 - i - mm]);
-              s->coo_v[k] = -ce * 0.5 * gg * W;
-            }
+            for (PetscInt q = 0; q < NDOF; q++, k++) s->coo_v[k] = -ce * 0.5 * GG[r / 3][q / 3] * W[r % 3][q % 3];
           continue;
         }
         /* springs (F17): d(sigma_a S_a g)/dq_b = sigma_a sigma_b S_a S_b (ce Kd + cv Kv),
@@ -1461,9 +1454,14 @@ static PetscErrorCode PredictPressures(TdSolver s, PetscReal dt)
     if (s->extrapolate_pressure && s->have_pressure_rate) {
       *uk += dt * s->film_u_rate[k];
       if (s->ncp_shift && PetscRealPart(*uk) < s->ncp_shift[first + k]) *uk = s->ncp_shift[first + k];
-      if (s->theta_mask && s->theta_mask[first + k]) *uk = PetscMax(0, PetscMin(1, PetscRealPart(*uk))); /* a fraction */
     }
   }
+  if (s->extrapolate_pressure && s->have_pressure_rate)
+    for (PetscInt i = 0; i < s->njfo; i++) {
+      /* a film fraction stays a fraction */
+      const PetscInt kt = s->jfo_theta[i];
+      if (kt >= first && kt < first + n) u[off + kt - first] = PetscMax(0, PetscMin(1, PetscRealPart(u[off + kt - first])));
+    }
   PetscCall(VecRestoreArray(s->U, &u));
   PetscFunctionReturn(0);
 }
