@@ -71,6 +71,19 @@ void ancf3843_shape_gradient(double a, double b, double c, const double xi[3],
 void ancf3843_shape_and_gradient(double a, double b, double c, const double xi[3], double S[ANCF3843_NSHAPE],
                                  double dSdX[3][ANCF3843_NSHAPE]);
 void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo);
+/* A curved (mapped) cell, formulation.md §1 "Curved cells": the element interpolates on the
+   parametric box a x b x c as always, and its reference configuration is the element vector e0
+   (positions, and slopes along the box axes Xbar_I), which need not be a box.  The deformation
+   gradient is F = (dr/dXbar) J^-1 with J = dX/dXbar = sum_k e0_k (x) dS_k/dXbar at each Gauss
+   point, taken in the cell's local orthonormal frame R (the centre's tangents, Gram-Schmidt), so
+   that the tables hold dS_k/dX_loc = (dS_k/dXbar) J^-1 R and the weights carry det J; the mass
+   and gravity integrals carry det J on the 4-point rule.  The force and tangent kernels then run
+   unchanged on the element vector in parametric slopes (the model turns global slopes into them
+   node by node).  For a box e0 (ancf3843_reference_coordinates) the tables equal
+   ancf3843_geometry_init's to rounding.  Returns 0, or -1 if det J <= 0 at a Gauss point (an
+   inverted or degenerate cell); *min_det_ratio (if not NULL) gets the smallest det J seen, as a
+   ratio to the parametric box's (1 for a box with e0 slopes of unit length). */
+int ancf3843_geometry_init_mapped(double a, double b, double c, const double e0[ANCF3843_NDOF], Ancf3843Geometry *geo, double *min_det_ratio);
 void ancf3843_material_init(double E, double nu, double rho, double damping, Ancf3843Material *mat);
 /* Reference-configuration element vector of an a x b x c element with corner node 0 at
    x0 and material axes equal to the global axes. */

@@ -234,6 +234,123 @@ void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo)
     for (int l = 0; l < k; l++) geo->mass_unit[k][l] = geo->mass_unit[l][k];
 }
 
+/* 3 x 3 determinant and inverse, J[i][I] (row i, column I). */
+static double det3(const double J[3][3])
+{
+  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+}
+
+static void inv3(const double J[3][3], double det, double Ji[3][3])
+{
+  Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
+  Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
+  Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
+  Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
+  Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
+  Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
+  Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
+  Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
+  Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
+}
+
+/* J[i][I] = dX_i/dXbar_I of the reference map X(Xbar) = sum_k S_k(xi) e0_k at xi. */
+static void reference_jacobian(double a, double b, double c, const double e0[ANCF3843_NDOF], const double xi[3], double J[3][3], double *S)
+{
+  double dS[3][NS];
+  shape_eval(a, b, c, xi, S, dS);
+  for (int i = 0; i < 3; i++)
+    for (int I = 0; I < 3; I++) {
+      double s = 0.0;
+      for (int k = 0; k < NS; k++) s += dS[I][k] * e0[3 * k + i];
+      J[i][I] = s;
+    }
+}
+
+int ancf3843_geometry_init_mapped(double a, double b, double c, const double e0[ANCF3843_NDOF], Ancf3843Geometry *geo, double *min_det_ratio)
+{
+  const double box = a * b * c / 8.0;
+  double       R[3][3], Jc[3][3], mindet = 1e300;
+  memset(geo, 0, sizeof(*geo));
+  geo->a = a;
+  geo->b = b;
+  geo->c = c;
+
+  /* The local frame R (columns: axes): the reference tangents at the centre, made orthonormal in
+     the order X, Y, Z = X x Y.  It only decides which normal strains the Poisson term averages
+     (the element-mean E_II of the locking remedy are taken along the cell's own directions, as
+     for a box); strains, stresses and forces are frame-invariant otherwise. */
+  reference_jacobian(a, b, c, e0, (const double[3]){0, 0, 0}, Jc, NULL);
+  {
+    double nx = 0, s = 0, ny = 0;
+    for (int i = 0; i < 3; i++) nx += Jc[i][0] * Jc[i][0];
+    nx = sqrt(nx);
+    for (int i = 0; i < 3; i++) R[i][0] = Jc[i][0] / nx;
+    for (int i = 0; i < 3; i++) s += R[i][0] * Jc[i][1];
+    for (int i = 0; i < 3; i++) R[i][1] = Jc[i][1] - s * R[i][0];
+    for (int i = 0; i < 3; i++) ny += R[i][1] * R[i][1];
+    ny = sqrt(ny);
+    for (int i = 0; i < 3; i++) R[i][1] /= ny;
+    R[0][2] = R[1][0] * R[2][1] - R[2][0] * R[1][1];
+    R[1][2] = R[2][0] * R[0][1] - R[0][0] * R[2][1];
+    R[2][2] = R[0][0] * R[1][1] - R[1][0] * R[0][1];
+  }
+
+  /* stiffness points: dS/dX_loc = (dS/dXbar) J^-1 R, weight w det J (F2 on the mapped cell) */
+  const double g3 = sqrt(0.6);
+  const double x3[3] = {-g3, 0.0, g3}, w3[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+  for (int m = 0; m < 3; m++)
+    for (int j = 0; j < 3; j++)
+      for (int i = 0; i < 3; i++) {
+        const int    q     = i + 3 * j + 9 * m;
+        const double xi[3] = {x3[i], x3[j], x3[m]};
+        double       J[3][3], Ji[3][3], det, dS[3][NS], JiR[3][3];
+        shape_eval(a, b, c, xi, NULL, dS);
+        for (int r = 0; r < 3; r++)
+          for (int I = 0; I < 3; I++) {
+            double s = 0.0;
+            for (int k = 0; k < NS; k++) s += dS[I][k] * e0[3 * k + r];
+            J[r][I] = s;
+          }
+        det    = det3((const double(*)[3])J);
+        mindet = fmin(mindet, det);
+        if (!(det > 0)) continue;
+        inv3((const double(*)[3])J, det, Ji);
+        for (int I = 0; I < 3; I++) /* (J^-1 R)[I][L] */
+          for (int L = 0; L < 3; L++) JiR[I][L] = Ji[I][0] * R[0][L] + Ji[I][1] * R[1][L] + Ji[I][2] * R[2][L];
+        geo->w[q] = w3[i] * w3[j] * w3[m] * box * det;
+        for (int L = 0; L < 3; L++)
+          for (int k = 0; k < NS; k++) geo->dSdX[q][L][k] = dS[0][k] * JiR[0][L] + dS[1][k] * JiR[1][L] + dS[2][k] * JiR[2][L];
+        geo->volume += geo->w[q];
+      }
+  for (int q = 0; q < NQ; q++)
+    for (int I = 0; I < 3; I++)
+      for (int k = 0; k < NS; k++) geo->dSdXt[k][3 * q + I] = geo->dSdX[q][I][k];
+
+  /* mass and gravity integrals with det J on the 4-point rule (F4) */
+  const double s30 = sqrt(30.0), t = 2.0 / 7.0 * sqrt(6.0 / 5.0);
+  const double pi = sqrt(3.0 / 7.0 - t), po = sqrt(3.0 / 7.0 + t);
+  const double x4[4] = {-po, -pi, pi, po};
+  const double w4[4] = {(18.0 - s30) / 36.0, (18.0 + s30) / 36.0, (18.0 + s30) / 36.0, (18.0 - s30) / 36.0};
+  for (int m = 0; m < 4; m++)
+    for (int j = 0; j < 4; j++)
+      for (int i = 0; i < 4; i++) {
+        const double xi[3] = {x4[i], x4[j], x4[m]};
+        double       S[NS], J[3][3], det, wq;
+        reference_jacobian(a, b, c, e0, xi, J, S);
+        det    = det3((const double(*)[3])J);
+        mindet = fmin(mindet, det);
+        wq     = w4[i] * w4[j] * w4[m] * box * det;
+        for (int k = 0; k < NS; k++) {
+          geo->shape_integral[k] += wq * S[k];
+          for (int l = k; l < NS; l++) geo->mass_unit[k][l] += wq * S[k] * S[l];
+        }
+      }
+  for (int k = 0; k < NS; k++)
+    for (int l = 0; l < k; l++) geo->mass_unit[k][l] = geo->mass_unit[l][k];
+  if (min_det_ratio) *min_det_ratio = mindet;
+  return mindet > 0 ? 0 : -1;
+}
+
 void ancf3843_material_init(double E, double nu, double rho, double damping, Ancf3843Material *mat)
 {
   mat->E = E;
