@@ -16,7 +16,7 @@ films = ["-bodies", "top,bottom", "-top_type", "rigid", "-top_box", "0,0,5e-5,0.
          "-f_base", "bottom:zmax", "-f_cells", "4,4", "-t_final", "1e-6", "-dt", "1e-6"]
 cases = [
     ("missing mesh file", ["-bodies", "b", "-b_mesh", "/nonexistent/part.msh"], ["-b_mesh", "/nonexistent/part.msh"]),
-    ("non-box hexahedron", ["-bodies", "b", "-b_mesh", os.path.join(src, "meshes/bad_skewed.msh")], ["bad_skewed.msh", "box"]),
+    ("inverted hexahedron", ["-bodies", "b", "-b_mesh", os.path.join(src, "meshes/bad_inverted.msh")], ["bad_inverted.msh", "inverted"]),
     ("zero box size", ["-bodies", "b", "-b_box", "0,0,0,0,0.02,0.01"], ["-b_box", "zero or negative size"]),
     ("zero cells", box + ["-b_cells", "0,1,1"], ["-b_cells", "at least 1"]),
     ("negative Young's modulus", box + ["-b_E", "-2e11"], ["-b_E", "positive"]),

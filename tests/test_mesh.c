@@ -342,12 +342,29 @@ static PetscErrorCode TestBadInputs(void)
   PetscCall(ExpectLoadError(path, PETSC_ERR_USER_INPUT, "unknown file type", "a path without a file name"));
   PetscCall(ExpectLoadError(tmp_txt, PETSC_ERR_USER_INPUT, "unknown file type", "unknown extension"));
   PetscCall(ExpectLoadError(tmp_syntax, PETSC_ERR_FILE_OPEN, tmp_syntax, "syntax error in a .geo"));
-  MeshPath(path, sizeof(path), "bad_skewed.msh");
-  PetscCall(ExpectLoadError(path, PETSC_ERR_USER_INPUT, "is not a rectangular box", "skewed hexahedron"));
+  MeshPath(path, sizeof(path), "bad_inverted.msh");
+  PetscCall(ExpectLoadError(path, PETSC_ERR_USER_INPUT, "is inverted", "inverted hexahedron"));
+  MeshPath(path, sizeof(path), "bad_degenerate.msh");
+  PetscCall(ExpectLoadError(path, PETSC_ERR_USER_INPUT, "degenerate", "degenerate hexahedron (a wedge)"));
   MeshPath(path, sizeof(path), "bad_group.msh");
   PetscCall(ExpectLoadError(path, PETSC_ERR_USER_INPUT, "\"lid\"", "group off the hexahedra"));
-  MeshPath(path, sizeof(path), "bad_second_order.geo");
-  PetscCall(ExpectLoadError(path, PETSC_ERR_USER_INPUT, "second", "second-order hexahedra"));
+  { /* curved meshes: a parallelepiped, and a second-order box whose maps are the unit axes
+       (Gmsh's Jacobians of the 27-node cells, read through the corner order) */
+    TdMesh          mesh;
+    const PetscReal w = PetscSqrtReal(0.02 * 0.02 + 0.1 * 0.1), skew[9] = {1, 0, 0, 0, 1, 0, 0.02 / w, 0, 0.1 / w}, unit[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const char     *files[2] = {"skewed_hex.msh", "bad_second_order.geo"};
+    for (PetscInt f = 0; f < 2; f++) {
+      PetscReal err = 0;
+      MeshPath(path, sizeof(path), files[f]);
+      PetscCall(TdMeshLoad(PETSC_COMM_WORLD, path, &mesh));
+      for (PetscInt c = 0; c < mesh.ncells; c++)
+        for (PetscInt k = 0; k < 72; k++) err = PetscMax(err, PetscAbsReal(mesh.slope_map[72 * c + k] - (f ? unit : skew)[k % 9]));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: curved %d, %" PetscInt_FMT " cells, %" PetscInt_FMT " nodes, corner slope maps off the exact ones by %g\n", files[f], (int)mesh.curved, mesh.ncells, mesh.nnodes, (double)err));
+      CHECK(mesh.curved && mesh.ncells == (f ? 2 : 1) && mesh.nnodes == (f ? 12 : 8), "%s: a curved mesh of the right size", files[f]);
+      CHECK(err <= 1e-10, "%s: slope maps off by %g", files[f], (double)err);
+      PetscCall(TdMeshDestroy(&mesh));
+    }
+  }
   PetscCall(ExpectLoadError(tmp_tet, PETSC_ERR_USER_INPUT, "no hexahedra", "tetrahedra only"));
   {
     const PetscReal box[6] = {0, 0, 0, 1, 1, 1}, flat[6] = {0, 0, 0, 1, 0, 1};

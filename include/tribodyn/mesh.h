@@ -3,9 +3,17 @@
 /*
   Hexahedral meshes of bodies, made or read through the Gmsh C API (src/io/mesh_gmsh.c).
 
-  Every cell must be a rectangular box (the ANCF 3843 element of formulation.md §1), possibly
-  rotated.  Cells are stored in the ANCF corner order of ancf3843.h: corner n at
+  Cells are stored in the ANCF corner order of ancf3843.h: corner n at
   (xi, eta, zeta) = (n&1 ? +1 : -1, n&2 ? +1 : -1, n&4 ? +1 : -1) in the cell's material frame.
+  A mesh whose cells are all rectangular boxes (possibly rotated) keeps each cell's frame (axes)
+  and edge lengths (size).  Any other all-hexahedral mesh, of first or second order, is `curved`
+  (formulation.md §1, curved cells): each cell then has a parametric box size[3] (its mean edge
+  lengths) and, at each corner n, the slope map G_n[i][j] = dX_i/dXbar_j of the mesh's
+  isoparametric map (Xbar_j = a_j (1 + xi_j)/2), stored as slope_map[72 c + 9 n + 3 j + i].  The
+  ANCF nodes are the corners and their slopes are taken along the global axes, with the reference
+  value I at every node: the cell's element vector in parametric slopes is e_{n,j} = sum_i
+  G_n[i][j] r_{n,i} (r_{n,i} = dr/dX_i), so elements sharing a node need no averaged normal and
+  the reference configuration is free of strain exactly.
 
   Named faces ("sets") are the faces a user refers to as body:face: for a box xmin, xmax, ymin,
   ymax, zmin, zmax; for a mesh file the names of its 2-D physical groups.  Each set lists its
@@ -40,6 +48,8 @@ typedef struct {
   TdMeshSet *sets;
   PetscReal  bbox[6]; /* xmin, ymin, zmin, xmax, ymax, zmax */
   PetscBool  uniform_axes; /* every cell has the same material axes (those of cell 0) */
+  PetscBool  curved;    /* cells are general hexahedra: slope_map holds their corner maps */
+  PetscReal *slope_map; /* 72 ncells, curved meshes only (see above) */
 } TdMesh;
 
 /* Structured nx x ny x nz hexahedra of the box [x0,x1] x [y0,y1] x [z0,z1], meshed through the
@@ -74,6 +84,10 @@ const TdMeshSet *TdMeshFindSet(const TdMesh *mesh, const char name[]);
    1 xi=+1, 2 eta=-1, 3 eta=+1, 4 zeta=-1, 5 zeta=+1), counter-clockwise in the face coordinates
    (u, v): the corners (-1,-1), (1,-1), (1,1), (-1,1) of film_project_bilinear. */
 void TdMeshFaceCorners(PetscInt f, PetscInt corners[4]);
+/* The reference element vector of cell c in the cell's parametric slopes (positions relative to
+   its corner 0, slopes G_n of a curved cell, the material axes of a box): what the element and
+   face kernels see in the reference configuration. */
+void TdMeshCellReference(const TdMesh *mesh, PetscInt c, PetscReal e0[96]);
 /* Cell containing the reference point X and its local coordinates xi in [-1,1]^3; a point on the
    surface within rel_tol times the body's size counts as inside.  *cell = -1 if outside. */
 PetscErrorCode TdMeshLocatePoint(const TdMesh *mesh, const PetscReal X[3], PetscReal rel_tol, PetscInt *cell, PetscReal xi[3]);

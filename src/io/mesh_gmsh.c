@@ -18,6 +18,7 @@
 */
 #include <tribodyn/mesh.h>
 #include <tribodyn/vec3.h>
+#include <tribodyn/ancf3843.h>
 #include <gmshc.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -407,7 +408,9 @@ static PetscErrorCode TdConvertHex(MPI_Comm comm, const char source[], PetscInt 
 typedef struct {
   size_t     nhex;
   size_t    *hextags;  /* Gmsh element tags */
-  size_t    *hexnodes; /* 8 nhex Gmsh node tags */
+  size_t    *hexnodes; /* 8 nhex Gmsh node tags (the corners) */
+  int       *hextype;  /* Gmsh element type of each hexahedron: 5, 12 (27 nodes) or 17 (20 nodes) */
+  PetscBool  order2;   /* some hexahedra are second order */
   size_t    *nodetags; /* sorted unique node tags used by hexes = the mesh numbering */
   PetscInt   nfaces;
   TdFaceKey *faces;    /* 6 ncells faces sorted by nodes */
@@ -420,6 +423,7 @@ static PetscErrorCode TdGmshScratchDestroy(TdGmshScratch *s)
   PetscFunctionBegin;
   PetscCall(PetscFree(s->hextags));
   PetscCall(PetscFree(s->hexnodes));
+  PetscCall(PetscFree(s->hextype));
   PetscCall(PetscFree(s->nodetags));
   PetscCall(PetscFree(s->faces));
   PetscCall(PetscFree(s->setnodes));
@@ -428,24 +432,33 @@ static PetscErrorCode TdGmshScratchDestroy(TdGmshScratch *s)
   PetscFunctionReturn(0);
 }
 
-/* The first-order hexahedra of the current model (element type 5). */
+/* The hexahedra of the current model: first order (Gmsh type 5) and second order (12: 27 nodes,
+   17: 20 nodes), whose first 8 nodes are the corners (Gmsh's ordering); the corners are the ANCF
+   nodes and the second-order nodes only shape the reference geometry (TdGmshCurvedCells). */
 static PetscErrorCode TdGmshReadHexes(MPI_Comm comm, const char source[], TdGmshScratch *s)
 {
   int     *types = NULL;
   size_t   ntypes = 0, **etags = NULL, *etags_n = NULL, etags_nn = 0, **ntags = NULL, *ntags_n = NULL, ntags_nn = 0, nother = 0;
   char     other[256] = "";
-  PetscInt order2 = -1;
+  PetscInt higher = -1;
+  PetscBool nomem = PETSC_FALSE;
 
   PetscFunctionBegin;
   TdGmshCall(comm, PETSC_ERR_LIB, source, gmshModelMeshGetElements(&types, &ntypes, &etags, &etags_n, &etags_nn, &ntags, &ntags_n, &ntags_nn, 3, -1, &td_gmsh_ierr_));
-  for (size_t t = 0; t < ntypes; t++) {
-    if (types[t] == 5) {
-      s->nhex = etags_n[t];
-      if (PetscMalloc1(s->nhex, &s->hextags) || PetscMalloc1(8 * s->nhex, &s->hexnodes)) break;
-      memcpy(s->hextags, etags[t], s->nhex * sizeof(size_t));
-      memcpy(s->hexnodes, ntags[t], 8 * s->nhex * sizeof(size_t));
-    } else if (types[t] == 12 || types[t] == 17 || types[t] == 92 || types[t] == 93) {
-      order2 = types[t];
+  for (size_t t = 0; t < ntypes; t++)
+    if (types[t] == 5 || types[t] == 12 || types[t] == 17) s->nhex += etags_n[t];
+  if (s->nhex && (PetscMalloc1(s->nhex, &s->hextags) || PetscMalloc1(8 * s->nhex, &s->hexnodes) || PetscMalloc1(s->nhex, &s->hextype))) nomem = PETSC_TRUE;
+  for (size_t t = 0, h = 0; t < ntypes && !nomem; t++) {
+    if (types[t] == 5 || types[t] == 12 || types[t] == 17) {
+      const size_t stride = types[t] == 5 ? 8 : (types[t] == 12 ? 27 : 20);
+      for (size_t e = 0; e < etags_n[t]; e++, h++) {
+        s->hextags[h] = etags[t][e];
+        s->hextype[h] = types[t];
+        memcpy(&s->hexnodes[8 * h], &ntags[t][stride * e], 8 * sizeof(size_t));
+      }
+      if (types[t] != 5) s->order2 = PETSC_TRUE;
+    } else if (types[t] == 92 || types[t] == 93) {
+      higher = types[t];
     } else {
       char *name = NULL, buf[64];
       int   dim, order, nnodes, nprimary, ierr = 0;
@@ -461,10 +474,98 @@ static PetscErrorCode TdGmshReadHexes(MPI_Comm comm, const char source[], TdGmsh
     }
   }
   TdMeshGmshFreeElements(types, etags, etags_n, etags_nn, ntags, ntags_n, ntags_nn);
-  PetscCheck(s->nhex == 0 || (s->hextags && s->hexnodes), comm, PETSC_ERR_MEM, "mesh %s: out of memory for %zu hexahedra", source, s->nhex);
-  PetscCheck(order2 < 0, comm, PETSC_ERR_USER_INPUT, "mesh %s: has second- or higher-order hexahedra (Gmsh element type %" PetscInt_FMT "); tribodyn needs first-order 8-node hexahedra (set Mesh.ElementOrder = 1)", source, order2);
-  PetscCheck(s->nhex > 0, comm, PETSC_ERR_USER_INPUT, "mesh %s: contains no hexahedra%s%s%s; tribodyn bodies need 8-node hexahedra that are rectangular boxes (use Transfinite and Recombine in the .geo)", source, nother ? " (3-D elements: " : "", other, nother ? ")" : "");
+  PetscCheck(!nomem, comm, PETSC_ERR_MEM, "mesh %s: out of memory for %zu hexahedra", source, s->nhex);
+  PetscCheck(higher < 0, comm, PETSC_ERR_USER_INPUT, "mesh %s: has third-order hexahedra (Gmsh element type %" PetscInt_FMT "); tribodyn reads first- and second-order hexahedra (set Mesh.ElementOrder = 1 or 2)", source, higher);
+  PetscCheck(s->nhex > 0, comm, PETSC_ERR_USER_INPUT, "mesh %s: contains no hexahedra%s%s%s; tribodyn bodies need all-hexahedral meshes (use Transfinite and Recombine in the .geo)", source, nother ? " (3-D elements: " : "", other, nother ? ")" : "");
   if (nother) PetscCall(PetscPrintf(comm, "tribodyn: warning: mesh %s: ignoring %zu 3-D elements that are not hexahedra (%s); only the %zu hexahedra form the body\n", source, nother, other, s->nhex));
+  PetscFunctionReturn(0);
+}
+
+/* Is the hexahedron with corners P (Gmsh order) a rectangular box, to TD_MESH_ORTHO_TOL? */
+static PetscBool TdHexIsBox(const PetscReal P[8][3])
+{
+  PetscReal e[3][3], L[3], Lmax = 0;
+  for (PetscInt k = 0; k < 3; k++) {
+    const int nb = k == 0 ? 1 : (k == 1 ? 3 : 4);
+    for (PetscInt i = 0; i < 3; i++) e[k][i] = P[nb][i] - P[0][i];
+    L[k] = vec3_norm(e[k]);
+    Lmax = PetscMax(Lmax, L[k]);
+  }
+  if (!(L[0] > 0 && L[1] > 0 && L[2] > 0)) return PETSC_FALSE;
+  for (PetscInt k = 0; k < 3; k++)
+    for (PetscInt l = k + 1; l < 3; l++)
+      if (PetscAbsReal(vec3_dot(e[k], e[l])) / (L[k] * L[l]) > TD_MESH_ORTHO_TOL) return PETSC_FALSE;
+  for (PetscInt n = 0; n < 8; n++) {
+    PetscReal x[3];
+    for (PetscInt i = 0; i < 3; i++) x[i] = P[0][i] + td_gmsh_hex_uvw[n][0] * e[0][i] + td_gmsh_hex_uvw[n][1] * e[1][i] + td_gmsh_hex_uvw[n][2] * e[2][i] - P[n][i];
+    if (vec3_norm(x) / Lmax > TD_MESH_ORTHO_TOL) return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
+}
+
+/* Curved cells (any hexahedra): the ANCF corner n is Gmsh's corner with (u, v, w) = the bits of
+   n, the parametric box a x b x c takes the mean corner-to-corner length of each direction's four
+   edges, and the slope map of corner n is the isoparametric map's Jacobian there,
+   G_n[i][j] = dx_i/dxi_j 2 / a_j (mesh.h; Gmsh evaluates it, for second-order cells through their
+   mid-edge, mid-face and centre nodes).  A corner with det G_n <= 1e-6 is refused: inverted or
+   degenerate (the model then checks det J at the Gauss points of the reference map too). */
+static PetscErrorCode TdGmshCurvedCells(MPI_Comm comm, const char source[], TdGmshScratch *s, TdMesh *mesh)
+{
+  static const int types[3] = {5, 12, 17};
+  double           lc[24];
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < 8; k++)
+    for (PetscInt j = 0; j < 3; j++) lc[3 * k + j] = td_gmsh_hex_uvw[k][j] ? 1.0 : -1.0;
+  PetscCall(PetscMalloc1(72 * mesh->ncells, &mesh->slope_map));
+  for (PetscInt ti = 0; ti < 3; ti++) {
+    double  *jac = NULL, *det = NULL, *xyz = NULL;
+    size_t   njac = 0, ndet = 0, nxyz = 0, e = 0;
+    PetscInt c;
+    for (c = 0; c < mesh->ncells; c++)
+      if (s->hextype[c] == types[ti]) break;
+    if (c == mesh->ncells) continue;
+    /* Gmsh returns the cells of a type in the order of gmshModelMeshGetElements (that of s) */
+    TdGmshCall(comm, PETSC_ERR_LIB, source, gmshModelMeshGetJacobians(types[ti], lc, 24, &jac, &njac, &det, &ndet, &xyz, &nxyz, -1, 0, 1, &td_gmsh_ierr_));
+    for (c = 0; c < mesh->ncells; c++) {
+      PetscInt  *cell = &mesh->cells[8 * c];
+      PetscReal *size = &mesh->size[3 * c], *G = &mesh->slope_map[72 * c];
+      if (s->hextype[c] != types[ti]) continue;
+      if (9 * 8 * (e + 1) > njac) break;
+      for (PetscInt j = 0; j < 3; j++) { /* mean edge length along direction j: ANCF corners n, n + 2^j */
+        size[j] = 0;
+        for (PetscInt n = 0; n < 8; n++)
+          if (!((n >> j) & 1)) {
+            const PetscReal *x0 = &mesh->X[3 * cell[n]], *x1 = &mesh->X[3 * cell[n | (1 << j)]];
+            size[j] += 0.25 * PetscSqrtReal(PetscSqr(x1[0] - x0[0]) + PetscSqr(x1[1] - x0[1]) + PetscSqr(x1[2] - x0[2]));
+          }
+        PetscCheck(size[j] > 0, comm, PETSC_ERR_USER_INPUT, "mesh %s: cell %" PetscInt_FMT " (Gmsh element %zu) is degenerate: its edges along its local direction %" PetscInt_FMT " have zero length", source, c, s->hextags[c], j);
+      }
+      for (PetscInt k = 0; k < 8; k++) {
+        const double *J  = &jac[9 * (8 * e + k)]; /* by column: J[3 j + i] = dx_i/du_j */
+        const PetscInt n = td_gmsh_hex_uvw[k][0] + 2 * td_gmsh_hex_uvw[k][1] + 4 * td_gmsh_hex_uvw[k][2];
+        PetscReal      d;
+        /* the corner Gmsh evaluated at is the cell's corner: guards the element order */
+        const double  *x = &xyz[3 * (8 * e + k)], *X = &mesh->X[3 * cell[n]];
+        PetscCheck(PetscAbsReal(x[0] - X[0]) + PetscAbsReal(x[1] - X[1]) + PetscAbsReal(x[2] - X[2]) <= 1e-9 * (size[0] + size[1] + size[2]), comm, PETSC_ERR_LIB, "mesh %s: Gmsh's Jacobians of element type %d do not come in the order of its elements (cell %" PetscInt_FMT ")", source, types[ti], c);
+        for (PetscInt j = 0; j < 3; j++)
+          for (PetscInt i = 0; i < 3; i++) G[9 * n + 3 * j + i] = J[3 * j + i] * 2.0 / size[j];
+        d = G[9 * n + 0] * (G[9 * n + 4] * G[9 * n + 8] - G[9 * n + 5] * G[9 * n + 7]) - G[9 * n + 3] * (G[9 * n + 1] * G[9 * n + 8] - G[9 * n + 2] * G[9 * n + 7]) + G[9 * n + 6] * (G[9 * n + 1] * G[9 * n + 5] - G[9 * n + 2] * G[9 * n + 4]);
+        PetscCheck(d > 1e-6, comm, PETSC_ERR_USER_INPUT, "mesh %s: cell %" PetscInt_FMT " (Gmsh element %zu) is %s at its corner %" PetscInt_FMT " (Gmsh node %zu): the Jacobian determinant of its map is %g of its box's; fix or remesh that cell (its corners must be ordered as Gmsh's hexahedron, with a positive volume)", source, c, s->hextags[c], d < 0 ? "inverted" : "degenerate", k, s->hexnodes[8 * c + k], (double)d);
+      }
+      e++;
+    }
+    gmshFree(jac);
+    gmshFree(det);
+    gmshFree(xyz);
+    PetscCall(TdMeshGmshCheck(comm, 0, PETSC_ERR_LIB, "gmshModelMeshGetJacobians", source));
+    PetscCheck(c == mesh->ncells, comm, PETSC_ERR_LIB, "mesh %s: Gmsh returned Jacobians for fewer elements of type %d than it listed", source, types[ti]);
+  }
+  mesh->curved       = PETSC_TRUE;
+  mesh->axis_aligned = PETSC_FALSE;
+  mesh->uniform_axes = PETSC_FALSE;
+  for (PetscInt c = 0; c < mesh->ncells; c++)
+    for (PetscInt i = 0; i < 9; i++) mesh->axes[9 * c + i] = (i % 4 == 0) ? 1.0 : 0.0; /* unused */
   PetscFunctionReturn(0);
 }
 
@@ -521,7 +622,23 @@ static PetscErrorCode TdGmshBuildCells(MPI_Comm comm, const char source[], TdGms
   PetscCall(PetscMalloc1(9 * mesh->ncells, &mesh->axes));
   mesh->axis_aligned = PETSC_TRUE;
   mesh->uniform_axes = PETSC_TRUE;
-  for (PetscInt c = 0; c < mesh->ncells; c++) {
+  /* Box cells keep their own frames and shared tables; a mesh with any other hexahedron (or of
+     second order) is curved throughout (mesh.h). */
+  if (!s->order2)
+    for (PetscInt c = 0; c < mesh->ncells && !mesh->curved; c++) {
+      PetscReal P[8][3];
+      for (PetscInt k = 0; k < 8; k++)
+        for (PetscInt j = 0; j < 3; j++) P[k][j] = mesh->X[3 * TdMeshGmshFindTag(nu, s->nodetags, s->hexnodes[8 * c + k]) + j];
+      if (!TdHexIsBox((const PetscReal(*)[3])P)) mesh->curved = PETSC_TRUE;
+    }
+  else mesh->curved = PETSC_TRUE;
+  for (PetscInt c = 0; c < mesh->ncells && mesh->curved; c++)
+    for (PetscInt k = 0; k < 8; k++) {
+      const PetscInt g = TdMeshGmshFindTag(nu, s->nodetags, s->hexnodes[8 * c + k]);
+      mesh->cells[8 * c + td_gmsh_hex_uvw[k][0] + 2 * td_gmsh_hex_uvw[k][1] + 4 * td_gmsh_hex_uvw[k][2]] = g;
+    }
+  if (mesh->curved) PetscCall(TdGmshCurvedCells(comm, source, s, mesh));
+  for (PetscInt c = 0; c < mesh->ncells && !mesh->curved; c++) {
     PetscReal P[8][3];
     PetscInt  g[8];
     for (PetscInt k = 0; k < 8; k++) {
@@ -611,7 +728,8 @@ static PetscErrorCode TdGmshReadSets(MPI_Comm comm, const char source[], TdGmshS
 
       TdGmshCall(comm, PETSC_ERR_LIB, source, gmshModelMeshGetElements(&types, &ntypes, &etags, &etags_n, &etags_nn, &ntags, &ntags_n, &ntags_nn, 2, ents[ei], &td_gmsh_ierr_));
       for (size_t t = 0; t < ntypes && !bad; t++) {
-        if (types[t] != 3) {
+        const int stride = types[t] == 3 ? 4 : (types[t] == 16 ? 8 : 9); /* corners come first */
+        if (types[t] != 3 && types[t] != 10 && types[t] != 16) {
           bad     = 1;
           badtype = types[t];
           badtag  = etags_n[t] ? etags[t][0] : 0;
@@ -635,7 +753,7 @@ static PetscErrorCode TdGmshReadSets(MPI_Comm comm, const char source[], TdGmshS
           TdFaceKey  key;
           TdFaceKey *hit;
           for (PetscInt k = 0; k < 4; k++) {
-            key.n[k] = TdMeshGmshFindTag(s->nodetags ? mesh->nnodes : 0, s->nodetags, ntags[t][4 * q + k]);
+            key.n[k] = TdMeshGmshFindTag(s->nodetags ? mesh->nnodes : 0, s->nodetags, ntags[t][stride * q + k]);
             if (key.n[k] < 0) bad = 2;
           }
           if (!bad) {
@@ -656,7 +774,7 @@ static PetscErrorCode TdGmshReadSets(MPI_Comm comm, const char source[], TdGmshS
       TdMeshGmshFreeElements(types, etags, etags_n, etags_nn, ntags, ntags_n, ntags_nn);
       if (bad) gmshFree(ents);
       if (bad) gmshFree(groups);
-      PetscCheck(bad != 1, comm, PETSC_ERR_USER_INPUT, "mesh %s: surface group \"%s\" contains element %zu of Gmsh type %d, not a 4-node quadrangle; surface groups must consist of faces of the hexahedra (Recombine the surfaces, first order)", source, name, badtag, badtype);
+      PetscCheck(bad != 1, comm, PETSC_ERR_USER_INPUT, "mesh %s: surface group \"%s\" contains element %zu of Gmsh type %d, not a quadrangle; surface groups must consist of faces of the hexahedra (Recombine the surfaces)", source, name, badtag, badtype);
       PetscCheck(bad != 2, comm, PETSC_ERR_USER_INPUT, "mesh %s: surface group \"%s\": quadrangle %zu is not a face of any hexahedron; surface groups must lie on the hexahedral mesh of the body", source, name, badtag);
     }
     gmshFree(ents);
@@ -843,6 +961,7 @@ PetscErrorCode TdMeshDestroy(TdMesh *mesh)
   PetscCall(PetscFree(mesh->cells));
   PetscCall(PetscFree(mesh->size));
   PetscCall(PetscFree(mesh->axes));
+  PetscCall(PetscFree(mesh->slope_map));
   PetscCall(PetscMemzero(mesh, sizeof(*mesh)));
   PetscFunctionReturn(0);
 }
@@ -853,6 +972,55 @@ const TdMeshSet *TdMeshFindSet(const TdMesh *mesh, const char name[])
   for (PetscInt i = 0; i < mesh->nsets; i++)
     if (!strcmp(mesh->sets[i].name, name)) return &mesh->sets[i];
   return NULL;
+}
+
+void TdMeshCellReference(const TdMesh *mesh, PetscInt c, PetscReal e0[96])
+{
+  const PetscInt  *cell = &mesh->cells[8 * c];
+  const PetscReal *X0   = &mesh->X[3 * cell[0]];
+  for (PetscInt n = 0; n < 8; n++) {
+    for (PetscInt i = 0; i < 3; i++) e0[12 * n + i] = mesh->X[3 * cell[n] + i] - X0[i];
+    for (PetscInt j = 0; j < 3; j++)
+      for (PetscInt i = 0; i < 3; i++) e0[12 * n + 3 + 3 * j + i] = mesh->curved ? mesh->slope_map[72 * c + 9 * n + 3 * j + i] : mesh->axes[9 * c + 3 * j + i];
+  }
+}
+
+/* Local coordinates of X in curved cell c by Newton on its reference map (the cubic the element
+   interpolates); returns how far outside [-1, 1]^3 the point is, in metres along the cell
+   (PETSC_MAX_REAL if Newton does not converge: X is far from the cell). */
+static PetscReal TdCurvedLocate(const TdMesh *mesh, PetscInt c, const PetscReal X[3], PetscReal xi[3])
+{
+  const PetscReal *L = &mesh->size[3 * c], *X0 = &mesh->X[3 * mesh->cells[8 * c]];
+  PetscReal        e0[96], out = 0;
+  TdMeshCellReference(mesh, c, e0);
+  xi[0] = xi[1] = xi[2] = 0;
+  for (PetscInt it = 0; it < 50; it++) {
+    double r[3], dr[3][3], J[3][3], res[3], d[3], det, step = 0;
+    ancf3843_interpolate(L[0], L[1], L[2], xi, e0, r, dr);
+    for (PetscInt i = 0; i < 3; i++) {
+      res[i] = X[i] - X0[i] - r[i];
+      for (PetscInt A = 0; A < 3; A++) J[i][A] = dr[A][i] * 0.5 * L[A]; /* dr/dxi_I */
+    }
+    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    if (!(PetscAbsReal(det) > 0)) return PETSC_MAX_REAL;
+    /* Cramer's rule */
+    for (PetscInt A = 0; A < 3; A++) {
+      double M[3][3];
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt K = 0; K < 3; K++) M[i][K] = K == A ? res[i] : J[i][K];
+      d[A] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) + M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) / det;
+    }
+    for (PetscInt A = 0; A < 3; A++) {
+      d[A] = PetscMax(-1, PetscMin(1, d[A])); /* damped: the cubic may fold far outside */
+      xi[A] += d[A];
+      xi[A] = PetscMax(-3, PetscMin(3, xi[A]));
+      step   = PetscMax(step, PetscAbsReal(d[A]));
+    }
+    if (step < 1e-13) break;
+    if (it == 49) return PETSC_MAX_REAL;
+  }
+  for (PetscInt A = 0; A < 3; A++) out = PetscMax(out, (PetscAbsReal(xi[A]) - 1) * 0.5 * L[A]);
+  return PetscMax(out, 0);
 }
 
 PetscErrorCode TdMeshLocatePoint(const TdMesh *mesh, const PetscReal X[3], PetscReal rel_tol, PetscInt *cell, PetscReal xi[3])
@@ -868,7 +1036,25 @@ PetscErrorCode TdMeshLocatePoint(const TdMesh *mesh, const PetscReal X[3], Petsc
   tol  = rel_tol * diag;
   /* The cell the point is least outside of (distance in metres along the cell's axes); the first
      cell containing it exactly ends the search. */
-  for (PetscInt c = 0; c < mesh->ncells && best > 0; c++) {
+  for (PetscInt c = 0; c < mesh->ncells && best > 0 && mesh->curved; c++) {
+    PetscReal loc[3], out, lo[3], hi[3], span = 0;
+    for (PetscInt i = 0; i < 3; i++) lo[i] = PETSC_MAX_REAL, hi[i] = -PETSC_MAX_REAL;
+    for (PetscInt n = 0; n < 8; n++)
+      for (PetscInt i = 0; i < 3; i++) {
+        lo[i] = PetscMin(lo[i], mesh->X[3 * mesh->cells[8 * c + n] + i]);
+        hi[i] = PetscMax(hi[i], mesh->X[3 * mesh->cells[8 * c + n] + i]);
+      }
+    for (PetscInt i = 0; i < 3; i++) span = PetscMax(span, hi[i] - lo[i]);
+    /* a curved cell bulges past its corners' box by a fraction of its size */
+    if (X[0] < lo[0] - 0.5 * span - tol || X[0] > hi[0] + 0.5 * span + tol || X[1] < lo[1] - 0.5 * span - tol || X[1] > hi[1] + 0.5 * span + tol || X[2] < lo[2] - 0.5 * span - tol || X[2] > hi[2] + 0.5 * span + tol) continue;
+    out = TdCurvedLocate(mesh, c, X, loc);
+    if (out <= tol && out < best) {
+      best  = out;
+      *cell = c;
+      for (PetscInt K = 0; K < 3; K++) xi[K] = PetscMin(1, PetscMax(-1, loc[K]));
+    }
+  }
+  for (PetscInt c = 0; c < mesh->ncells && best > 0 && !mesh->curved; c++) {
     const PetscReal *X0 = &mesh->X[3 * mesh->cells[8 * c]], *A = &mesh->axes[9 * c], *L = &mesh->size[3 * c];
     PetscReal        d[3] = {X[0] - X0[0], X[1] - X0[1], X[2] - X0[2]}, out = 0, loc[3];
     for (PetscInt K = 0; K < 3; K++) {

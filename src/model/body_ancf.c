@@ -8,6 +8,7 @@
 */
 #include "model_private.h"
 #include <tribodyn/options.h>
+#include <tribodyn/vec3.h>
 
 static const char *const body_types[] = {"ancf", "rigid", NULL};
 
@@ -94,7 +95,8 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
        rotation, which stiffens the whole first element: 2 % on the 20 x 1 x 1 cantilever of
        tests/verification/beam_statics.py, converging only at first order in the element
        length.  A node on two clamped faces holds the union of their face slopes.  Faces
-       whose normal is not a global axis (rotated meshes) hold every slope. */
+       whose normal is not a global axis (rotated meshes, curved faces) hold every slope; on a
+       curved mesh the normal is taken at each corner. */
     for (PetscInt f = 0; f < nfaces; f++) {
       const TdMeshSet *set = TdMeshFindSet(&body->mesh, faces[f]);
       if (!set) PetscCall(FaceNotFound(model, body, faces[f], opt));
@@ -111,6 +113,17 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
         for (PetscInt n = 0; n < 8; n++) {
           const PetscInt corner[3] = {n & 1 ? 1 : 0, n & 2 ? 1 : 0, n & 4 ? 1 : 0};
           if (corner[ax] != set->faces[q].face % 2) continue;
+          if (body->mesh.curved) { /* the face's normal at this corner: its two tangents' product */
+            const PetscReal *G = &body->mesh.slope_map[72 * cell + 9 * n];
+            PetscReal        nv[3];
+            vec3_cross(&G[3 * ((ax + 1) % 3)], &G[3 * ((ax + 2) % 3)], nv);
+            normal = -1;
+            held   = 0;
+            for (PetscInt i = 0; i < 3; i++)
+              if (PetscAbsReal(nv[i]) > (1 - 1e-12) * vec3_norm(nv)) normal = i;
+            for (PetscInt i = 0; i < 3; i++)
+              if (body->clamp_all_slopes || normal < 0 || i != normal) held |= 0x7 << (3 * (i + 1));
+          }
           body->clamped[body->mesh.cells[8 * cell + n]] |= held;
         }
       }
@@ -122,11 +135,59 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   PetscFunctionReturn(0);
 }
 
+/* Same tables to a relative 1e-12 (congruent curved cells, e.g. a tube's cells of one layer). */
+static PetscBool SameGeometry(const Ancf3843Geometry *g, const Ancf3843Geometry *h)
+{
+  const PetscReal tol = 1e-12;
+  if (PetscAbsReal(g->volume - h->volume) > tol * h->volume || PetscAbsReal(g->a - h->a) > tol * h->a || PetscAbsReal(g->b - h->b) > tol * h->b || PetscAbsReal(g->c - h->c) > tol * h->c) return PETSC_FALSE;
+  for (PetscInt q = 0; q < ANCF3843_NQP; q++)
+    if (PetscAbsReal(g->w[q] - h->w[q]) > tol * h->volume) return PETSC_FALSE;
+  for (PetscInt q = 0; q < ANCF3843_NQP; q++)
+    for (PetscInt k = 0; k < 3 * ANCF3843_NSHAPE; k++)
+      if (PetscAbsReal((&g->dSdX[q][0][0])[k] - (&h->dSdX[q][0][0])[k]) > tol / PetscMin(h->a, PetscMin(h->b, h->c))) return PETSC_FALSE;
+  for (PetscInt k = 0; k < ANCF3843_NSHAPE * ANCF3843_NSHAPE; k++)
+    if (PetscAbsReal((&g->mass_unit[0][0])[k] - (&h->mass_unit[0][0])[k]) > tol * h->volume * h->a * h->a) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* Curved cells: the mapped tables of each cell's reference element vector
+   (ancf3843_geometry_init_mapped), shared between cells whose tables agree. */
+static PetscErrorCode BodyGeometryCurved(TdModel model, TdBody *body)
+{
+  PetscInt          ncells = body->mesh.ncells, n = 0;
+  Ancf3843Geometry *geo;
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(ncells, &body->cell_geometry));
+  PetscCall(PetscMalloc1(ncells, &geo));
+  body->mass = 0;
+  for (PetscInt c = 0; c < ncells; c++) {
+    PetscReal e0[ANCF3843_NDOF], ratio;
+    PetscInt  g;
+    TdMeshCellReference(&body->mesh, c, e0);
+    if (ancf3843_geometry_init_mapped(body->mesh.size[3 * c], body->mesh.size[3 * c + 1], body->mesh.size[3 * c + 2], e0, &geo[n], &ratio))
+      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s' (mesh %s): cell %" PetscInt_FMT " is inverted or degenerate inside (the Jacobian determinant of its reference map reaches %g of its box's at a Gauss point); remesh it with better-shaped hexahedra", body->name, body->mesh.source, c, (double)ratio);
+    body->mass += body->rho * geo[n].volume;
+    for (g = 0; g < n; g++)
+      if (SameGeometry(&geo[n], &geo[g])) break;
+    if (g == n) n++;
+    body->cell_geometry[c] = g;
+  }
+  PetscCall(PetscMalloc1(n, &body->geometry));
+  PetscCall(PetscArraycpy(body->geometry, geo, n));
+  PetscCall(PetscFree(geo));
+  body->ngeometry = n;
+  PetscFunctionReturn(0);
+}
+
 /* Distinct cell sizes share one table of shape-function gradients and mass integrals. */
-static PetscErrorCode BodyGeometry(TdBody *body)
+static PetscErrorCode BodyGeometry(TdModel model, TdBody *body)
 {
   PetscInt ncells = body->mesh.ncells, n = 0;
   PetscFunctionBegin;
+  if (body->mesh.curved) {
+    PetscCall(BodyGeometryCurved(model, body));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscMalloc1(ncells, &body->cell_geometry));
   PetscCall(PetscMalloc1(ncells, &body->geometry));
   body->mass = 0;
@@ -154,7 +215,7 @@ PetscErrorCode TdBodiesFromOptionsInternal(TdModel model, PetscInt nb, char (*na
     TdBody *body = &model->bodies[b];
     PetscCall(PetscStrncpy(body->name, names[b], TD_NAME_LEN));
     PetscCall(BodyFromOptions(model, body));
-    if (body->mesh.ncells) PetscCall(BodyGeometry(body));
+    if (body->mesh.ncells) PetscCall(BodyGeometry(model, body));
   }
   PetscFunctionReturn(0);
 }
@@ -232,7 +293,16 @@ void TdModelElementGather(TdModel model, PetscInt element, const PetscReal full[
     for (PetscInt k = 0; k < 12; k++) e[12 * n + k] = qn[k];
     for (PetscInt i = 0; i < 3; i++) e[12 * n + i] -= origin[i];
   }
-  if (!body->mesh.axis_aligned) {
+  if (body->mesh.curved) {
+    /* parametric slopes e_{n,j} = sum_i G_n[i][j] r_{n,i} (mesh.h) */
+    for (PetscInt n = 0; n < 8; n++) {
+      const PetscReal *G = &body->mesh.slope_map[72 * c + 9 * n];
+      PetscReal        g[9];
+      for (PetscInt k = 0; k < 9; k++) g[k] = e[12 * n + 3 + k];
+      for (PetscInt j = 0; j < 3; j++)
+        for (PetscInt comp = 0; comp < 3; comp++) e[12 * n + 3 + 3 * j + comp] = G[3 * j + 0] * g[comp] + G[3 * j + 1] * g[3 + comp] + G[3 * j + 2] * g[6 + comp];
+    }
+  } else if (!body->mesh.axis_aligned) {
     const PetscReal *axes = &body->mesh.axes[9 * c];
     for (PetscInt n = 0; n < 8; n++) {
       PetscReal g[9];
@@ -247,6 +317,16 @@ void TdModelElementRotateForce(TdModel model, PetscInt element, PetscReal Q[ANCF
 {
   const TdBody *body = &model->bodies[model->element_body[element]];
   if (body->mesh.axis_aligned) return;
+  if (body->mesh.curved) { /* the transpose of the gather's map, node by node */
+    for (PetscInt n = 0; n < 8; n++) {
+      const PetscReal *G = &body->mesh.slope_map[72 * model->element_cell[element] + 9 * n];
+      PetscReal        l[9];
+      for (PetscInt k = 0; k < 9; k++) l[k] = Q[12 * n + 3 + k];
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt comp = 0; comp < 3; comp++) Q[12 * n + 3 + 3 * i + comp] = G[i] * l[comp] + G[3 + i] * l[3 + comp] + G[6 + i] * l[6 + comp];
+    }
+    return;
+  }
   const PetscReal *axes = &body->mesh.axes[9 * model->element_cell[element]];
   for (PetscInt n = 0; n < 8; n++) {
     PetscReal l[9];

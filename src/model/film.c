@@ -1354,6 +1354,7 @@ static PetscErrorCode DefaultSurface(TdModel m, TdFilm *f, const PetscInt cells[
   PetscReal        origin[3], e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
   PetscFunctionBegin;
   if (f->wall.kind == TD_FACE_RIGID_CYLINDER) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall is a cylinder; give its reference surface with -%s_surface FILE", f->name, f->name);
+  if (body->mesh.curved) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall %s:%s is a face of a curved mesh, which has no default footprint; give the reference surface with -%s_surface FILE", f->name, body->name, f->wall.face, f->name);
   for (PetscInt k = 0; k < set->nfaces; k++) {
     const PetscInt   cell = set->faces[k].cell, fa = set->faces[k].face;
     const PetscReal *axes = &body->mesh.axes[9 * cell];

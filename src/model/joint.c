@@ -98,23 +98,19 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
       for (PetscInt c = 0; c < 3; c++)
         if (joint->component[c]) PetscCall(AddRowFromPoint(model, &joint->point, c, j, 0, &model->rows[model->nrows++]));
     } else {
-      /* x follows the crank; y held; yaw held: r_X(P) . e_y = reference value */
-      PetscReal x, xd, xdd, Sloc[3][ANCF3843_NSHAPE], mix[3][ANCF3843_NSHAPE];
-      TdBody   *body = &model->bodies[b];
-      PetscInt  cell = joint->point.cell;
-      const PetscReal *axes = &body->mesh.axes[9 * cell];
+      /* x follows the crank; y held; yaw held: r_X(P) . e_y = reference value, r_X(P) through the
+         point's global-axis gradient functions (material_point.c) */
+      PetscReal        x, xd, xdd;
+      TdBody          *body = &model->bodies[b];
       TdConstraintRow *row;
       PetscCall(AddRowFromPoint(model, &joint->point, 0, j, 1, &model->rows[model->nrows++]));
       TdCrankSlider(joint, 0, &x, &xd, &xdd);
       joint->crank_center = joint->point.X[0] - x;
       PetscCall(AddRowFromPoint(model, &joint->point, 1, j, 0, &model->rows[model->nrows++]));
-      ancf3843_shape_gradient(body->mesh.size[3 * cell], body->mesh.size[3 * cell + 1], body->mesh.size[3 * cell + 2], joint->point.xi, Sloc);
-      for (PetscInt ax = 0; ax < 3; ax++) TdModelGlobalShapeInternal(axes, Sloc[ax], mix[ax]);
       row = &model->rows[model->nrows++];
       row->nterms = ANCF3843_NSHAPE;
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
-        /* d/dX_global = sum_I axes[ax][0] d/dX_I(local) */
-        row->coef[k]  = axes[0] * mix[0][k] + axes[3] * mix[1][k] + axes[6] * mix[2][k];
+        row->coef[k]  = joint->point.G[0][k];
         row->coord[k] = joint->point.coord[3 * k + 1];
       }
       row->joint = j;

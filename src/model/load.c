@@ -6,6 +6,7 @@
   loaded faces that the residual and Jacobian loops read.
 */
 #include "model_private.h"
+#include <tribodyn/vec3.h>
 #include <tribodyn/options.h>
 #include <errno.h>
 #include <string.h>
@@ -85,8 +86,19 @@ static PetscErrorCode ReadFace(TdModel model, TdLoad *load)
   load->area = 0;
   for (PetscInt k = 0; k < load->face->nfaces; k++) {
     const PetscInt   cell = load->face->faces[k].cell, fix = load->face->faces[k].face / 2;
-    const PetscReal *L    = &model->bodies[b].mesh.size[3 * cell];
-    load->area += L[0] * L[1] * L[2] / L[fix];
+    const TdMesh    *mesh = &model->bodies[b].mesh;
+    const PetscReal *L    = &mesh->size[3 * cell];
+    if (mesh->curved) { /* the corners' quadrilateral: half the cross product of its diagonals */
+      PetscInt  cn[4];
+      PetscReal d1[3], d2[3], n[3];
+      TdMeshFaceCorners(load->face->faces[k].face, cn);
+      for (PetscInt i = 0; i < 3; i++) {
+        d1[i] = mesh->X[3 * mesh->cells[8 * cell + cn[2]] + i] - mesh->X[3 * mesh->cells[8 * cell + cn[0]] + i];
+        d2[i] = mesh->X[3 * mesh->cells[8 * cell + cn[3]] + i] - mesh->X[3 * mesh->cells[8 * cell + cn[1]] + i];
+      }
+      vec3_cross(d1, d2, n);
+      load->area += 0.5 * vec3_norm(n);
+    } else load->area += L[0] * L[1] * L[2] / L[fix];
   }
   PetscFunctionReturn(0);
 }

@@ -7,14 +7,17 @@
 #include <tribodyn/options.h>
 
 /* Shape functions of a material point with the slopes taken along the global axes:
-   r = sum_n S_n0 r_n + sum_I S_nI r_{n,ax(local)}, r_{n,ax(local)} = sum_i axes[ax][i] r_{n,i}. */
-void TdModelGlobalShapeInternal(const PetscReal axes[9], const PetscReal Sloc[ANCF3843_NSHAPE], PetscReal Sg[ANCF3843_NSHAPE])
+   r = sum_n S_n0 r_n + sum_j S_nj e_{n,j}, e_{n,j} = sum_i M_n[3 j + i] r_{n,i}, with M_n the
+   cell's material axes (a box: the same for every node, stride 0) or node n's slope map (a curved
+   cell, mesh.h: stride 9). */
+void TdModelGlobalShapeInternal(const PetscReal *maps, PetscInt stride, const PetscReal Sloc[ANCF3843_NSHAPE], PetscReal Sg[ANCF3843_NSHAPE])
 {
   for (PetscInt n = 0; n < ANCF3843_NODES; n++) {
+    const PetscReal *M = &maps[stride * n];
     Sg[4 * n] = Sloc[4 * n];
     for (PetscInt i = 0; i < 3; i++) {
       PetscReal s = 0;
-      for (PetscInt ax = 0; ax < 3; ax++) s += Sloc[4 * n + 1 + ax] * axes[3 * ax + i];
+      for (PetscInt ax = 0; ax < 3; ax++) s += Sloc[4 * n + 1 + ax] * M[3 * ax + i];
       Sg[4 * n + 1 + i] = s;
     }
   }
@@ -38,15 +41,36 @@ PetscErrorCode TdModelMaterialPoint(TdModel model, PetscInt b, const PetscReal X
     mp->xi[i] = xi[i];
   }
   {
-    /* values, and derivatives along the global axes: d/dx_j = sum_I a_I[j] d/dX_I with a_I the
-       cell's material axes, each turned to the global-axis slopes as the values are */
-    const PetscReal *ax = &body->mesh.axes[9 * cell];
-    PetscReal        dS[3][ANCF3843_NSHAPE], Gl[ANCF3843_NSHAPE];
-    ancf3843_shape_and_gradient(body->mesh.size[3 * cell], body->mesh.size[3 * cell + 1], body->mesh.size[3 * cell + 2], xi, S, dS);
-    TdModelGlobalShapeInternal(ax, S, mp->S);
+    /* values, and derivatives along the global axes: d/dx_j = sum_I (J^-1)[I][j] d/dXbar_I with
+       J = dX/dXbar the cell's reference map at the point (a box: its material axes, J^-1 = J^T),
+       each turned to the global-axis slopes as the values are */
+    const PetscReal *L = &body->mesh.size[3 * cell];
+    const PetscReal *maps   = body->mesh.curved ? &body->mesh.slope_map[72 * cell] : &body->mesh.axes[9 * cell];
+    const PetscInt   stride = body->mesh.curved ? 9 : 0;
+    PetscReal        dS[3][ANCF3843_NSHAPE], Gl[ANCF3843_NSHAPE], Ji[3][3];
+    ancf3843_shape_and_gradient(L[0], L[1], L[2], xi, S, dS);
+    if (body->mesh.curved) {
+      PetscReal e0[ANCF3843_NDOF], r[3], dr[3][3], det;
+      TdMeshCellReference(&body->mesh, cell, e0);
+      ancf3843_interpolate(L[0], L[1], L[2], xi, e0, r, dr); /* dr[I][i] = dX_i/dXbar_I */
+      det = dr[0][0] * (dr[1][1] * dr[2][2] - dr[1][2] * dr[2][1]) - dr[0][1] * (dr[1][0] * dr[2][2] - dr[1][2] * dr[2][0]) + dr[0][2] * (dr[1][0] * dr[2][1] - dr[1][1] * dr[2][0]);
+      /* (J^-1)[I][j] with J[j][I] = dr[I][j]: the inverse of dr's transpose, i.e. inv(dr)^T */
+      Ji[0][0] = (dr[1][1] * dr[2][2] - dr[1][2] * dr[2][1]) / det;
+      Ji[1][0] = (dr[0][2] * dr[2][1] - dr[0][1] * dr[2][2]) / det;
+      Ji[2][0] = (dr[0][1] * dr[1][2] - dr[0][2] * dr[1][1]) / det;
+      Ji[0][1] = (dr[1][2] * dr[2][0] - dr[1][0] * dr[2][2]) / det;
+      Ji[1][1] = (dr[0][0] * dr[2][2] - dr[0][2] * dr[2][0]) / det;
+      Ji[2][1] = (dr[0][2] * dr[1][0] - dr[0][0] * dr[1][2]) / det;
+      Ji[0][2] = (dr[1][0] * dr[2][1] - dr[1][1] * dr[2][0]) / det;
+      Ji[1][2] = (dr[0][1] * dr[2][0] - dr[0][0] * dr[2][1]) / det;
+      Ji[2][2] = (dr[0][0] * dr[1][1] - dr[0][1] * dr[1][0]) / det;
+    } else
+      for (PetscInt A = 0; A < 3; A++)
+        for (PetscInt j = 0; j < 3; j++) Ji[A][j] = maps[3 * A + j];
+    TdModelGlobalShapeInternal(maps, stride, S, mp->S);
     for (PetscInt j = 0; j < 3; j++) {
-      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) Gl[k] = ax[j] * dS[0][k] + ax[3 + j] * dS[1][k] + ax[6 + j] * dS[2][k];
-      TdModelGlobalShapeInternal(ax, Gl, mp->G[j]);
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) Gl[k] = Ji[0][j] * dS[0][k] + Ji[1][j] * dS[1][k] + Ji[2][j] * dS[2][k];
+      TdModelGlobalShapeInternal(maps, stride, Gl, mp->G[j]);
     }
   }
   if (body->type == TD_BODY_ANCF) {

@@ -25,7 +25,7 @@ PetscErrorCode TdRigidBodyMotionFromOptionsInternal(TdModel model, TdBody *body)
 /* Material points (material_point.c). */
 /* Shape functions with the slopes taken along the global axes from those along the cell's
    material axes (axes: the cell's 3 x 3 axes, row ax = local axis ax in global components). */
-void TdModelGlobalShapeInternal(const PetscReal axes[9], const PetscReal Sloc[ANCF3843_NSHAPE], PetscReal Sg[ANCF3843_NSHAPE]);
+void TdModelGlobalShapeInternal(const PetscReal *maps, PetscInt stride, const PetscReal Sloc[ANCF3843_NSHAPE], PetscReal Sg[ANCF3843_NSHAPE]);
 /* The body called name (option names the option that gave it in the message, which lists the
    bodies), and the face set called face of body b (the message lists its faces). */
 PetscErrorCode TdModelFindBodyInternal(TdModel model, const char name[], const char option[], PetscInt *b);
