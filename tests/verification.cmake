@@ -32,3 +32,7 @@ tribodyn_python_test(sweep verification/sweep.py verification input)
 # tools/sweep --slurm through slurmctld + slurmd + munge started on this machine (needs root; minutes)
 add_test(NAME slurm_sweep COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm_sweep.sh $<TARGET_FILE:tribodyn> ${PROJECT_SOURCE_DIR})
 set_tests_properties(slurm_sweep PROPERTIES LABELS "slow" TIMEOUT 1800 RUN_SERIAL TRUE)
+# curved ANCF bodies from hexahedral meshes: Lame tube, free ring, bad meshes
+tribodyn_python_test(curved_bodies verification/curved_bodies.py verification input)
+# films on curved ANCF faces: flexible bushing against the rigid bore and Ocvirk, Jacobians with a spun flexible journal
+tribodyn_python_test(curved_film verification/curved_film.py verification)

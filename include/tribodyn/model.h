@@ -62,7 +62,7 @@ typedef struct {
   PetscInt  coord[ANCF3843_NDOF];     /* full coordinate index of element entry 3k+i */
 } TdMaterialPoint;
 
-typedef enum { TD_PROFILE_CONSTANT, TD_PROFILE_RAMP, TD_PROFILE_HALFSINE, TD_PROFILE_TABLE } TdProfileType;
+typedef enum { TD_PROFILE_CONSTANT, TD_PROFILE_RAMP, TD_PROFILE_HALFSINE, TD_PROFILE_TABLE, TD_PROFILE_HARMONIC } TdProfileType;
 
 typedef enum { TD_LOAD_POINT, TD_LOAD_PRESSURE, TD_LOAD_SPRING, TD_LOAD_TORQUE } TdLoadType;
 
@@ -83,6 +83,7 @@ typedef struct {
   PetscReal       area;           /* pressure: reference area of the face [m^2] */
   TdProfileType   profile;
   PetscReal       start, duration;
+  PetscReal       frequency, phase; /* harmonic profile [Hz], [deg] */
   PetscInt        ntable;
   PetscReal      *table_t, *table_f;
 } TdLoad;
@@ -92,7 +93,7 @@ typedef struct {
   PetscInt load, face;
 } TdElementLoad;
 
-typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER } TdJointType;
+typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER, TD_JOINT_SPIN } TdJointType;
 
 typedef struct {
   char            name[TD_NAME_LEN];
@@ -101,6 +102,8 @@ typedef struct {
   PetscBool       component[3];   /* point: held components */
   PetscReal       crank_radius, rod_ratio, rpm, theta0, offset;
   PetscReal       crank_center;   /* x of the crank centre, so that x_P(0) = X_P */
+  PetscReal       axis[3], ramp;  /* spin: unit axis, speed ramp time [s] (speed: rpm) */
+  PetscReal       spin_d0[3], spin_w0[3]; /* spin: the held fibre d0 and w0 = axis x d0 */
   PetscInt        first_row, nrows;
 } TdJoint;
 
@@ -115,7 +118,7 @@ typedef struct {
   PetscInt  coord[ANCF3843_NDOF];
   PetscReal coef[ANCF3843_NDOF];
   PetscInt  joint;      /* owning joint */
-  PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t) */
+  PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t); 2, 3: spin b0 cos, b0 sin */
   PetscReal b0;
 } TdConstraintRow;
 
@@ -220,5 +223,7 @@ PetscReal TdLoadPressure(const TdLoad *load, PetscReal t);
 void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot);
 /* Crank-slider kinematics x_P(t) relative to the crank centre (formulation.md §4). */
 void TdCrankSlider(const TdJoint *joint, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot);
+/* Spin drive angle about its axis and its rates at t (F20). */
+void TdSpinAngle(const TdJoint *joint, PetscReal t, PetscReal *theta, PetscReal *thetadot, PetscReal *thetaddot);
 
 #endif

@@ -71,6 +71,7 @@ struct _p_TdSolver {
   PetscBool    monitor_blocks;
   PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
   PetscReal    test_jacobian_time; /* ... from the first step ending after this time */
+  PetscReal    test_jacobian_step; /* relative central-difference step of those checks */
   PetscReal    test_jacobian_max; /* largest ||J - J_fd||/||J|| seen */
   PetscBool    in_test;
   /* Swift-Stieber cavitation (formulation §2) as the complementarity p >= p_cav, F >= 0,

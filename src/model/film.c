@@ -85,6 +85,54 @@ static void HitStore(TdFilmHit *hit, const FilmSurfacePoint *pt)
   h->iterations = pt->iterations;
 }
 
+/* The face of the set that the line meets nearest to the film point (smallest |s| along the
+   line), or -1: a full search must not take the first face it meets, since a line can cross a
+   closed or curved surface twice (the far side of a bore across the journal).  skip: a face
+   already tried. */
+static PetscInt NearestFace(TdModel m, const TdBody *body, const TdMeshSet *set, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, PetscReal t, const PetscReal q[], PetscReal tol, const PetscInt *around, PetscInt skip)
+{
+  PetscInt  best = -1;
+  PetscReal sbest = PETSC_MAX_REAL;
+  for (PetscInt fi = 0; fi < set->nfaces; fi++) {
+    const PetscInt   cell = set->faces[fi].cell;
+    PetscInt         corner[4], ret;
+    PetscReal        C[4][3], cen[3] = {0, 0, 0}, d[3], dn, diam = 0;
+    FilmSurfacePoint pt;
+    PetscBool        tried = fi == skip ? PETSC_TRUE : PETSC_FALSE;
+    for (PetscInt i = 0; around && i < TD_FACE_NEIGHBOURS && !tried; i++) tried = around[i] == fi ? PETSC_TRUE : PETSC_FALSE;
+    if (tried) continue;
+    TdMeshFaceCorners(set->faces[fi].face, corner);
+    for (PetscInt c = 0; c < 4; c++) {
+      const PetscInt node = body->mesh.cells[8 * cell + corner[c]];
+      if (body->type == TD_BODY_ANCF)
+        for (PetscInt i = 0; i < 3; i++) C[c][i] = q[TD_NODE_DOF * (body->node_offset + node) + i];
+      else TdRigidBodyPoint(body, &body->mesh.X[3 * node], t, C[c], NULL);
+      for (PetscInt i = 0; i < 3; i++) cen[i] += 0.25 * C[c][i];
+    }
+    for (PetscInt i = 0; i < 3; i++) d[i] = cen[i] - x[i];
+    dn = vec3_dot(d, n);
+    for (PetscInt i = 0; i < 3; i++) d[i] -= dn * n[i];
+    for (PetscInt c = 0; c < 4; c++) {
+      PetscReal e[3];
+      for (PetscInt i = 0; i < 3; i++) e[i] = C[c][i] - cen[i];
+      diam = PetscMax(diam, PetscSqrtReal(vec3_dot(e, e)));
+    }
+    if (PetscSqrtReal(vec3_dot(d, d)) > 1.5 * diam) continue;
+    pt.uv[0] = pt.uv[1] = 0;
+    if (body->type == TD_BODY_ANCF) {
+      PetscReal        ee[ANCF3843_NDOF];
+      const PetscReal *sz = &body->mesh.size[3 * cell];
+      FaceGather(m, body, body->element_offset + cell, cell, set->faces[fi].face, q, ee);
+      ret = film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, line, tol, &pt);
+    } else ret = film_project_bilinear_line(C, x, line, tol, &pt);
+    if (ret == 0 && PetscAbsReal(pt.s) < sbest) {
+      sbest = PetscAbsReal(pt.s);
+      best  = fi;
+    }
+  }
+  return best;
+}
+
 /* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9); line: the
    point's line along n (film_line_init), formed once for both surfaces.  v: the unknowns'
    velocities, or NULL where only the geometry is wanted (the nodal output, the set-up checks):
@@ -118,20 +166,16 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
   /* pass 0: the last face; 1: the faces around it (a point that left its face has almost always
      moved onto one of them); 2: the rest of the set */
   for (PetscInt pass = 0; pass < 3 && !*found; pass++) {
-    const PetscInt *around = hit->face >= 0 && s->neighbours ? &s->neighbours[TD_FACE_NEIGHBOURS * hit->face] : NULL;
-    const PetscInt  ntry   = pass == 0 ? 1 : (pass == 1 ? (around ? TD_FACE_NEIGHBOURS : 0) : set->nfaces);
+    const PetscInt *around  = hit->face >= 0 && s->neighbours ? &s->neighbours[TD_FACE_NEIGHBOURS * hit->face] : NULL;
+    const PetscInt  nearest = pass == 2 ? NearestFace(m, body, set, x, n, line, t, q, tol, around, hit->face) : -1;
+    const PetscInt  ntry    = pass == 0 ? 1 : (pass == 1 ? (around ? TD_FACE_NEIGHBOURS : 0) : 1);
     for (PetscInt k = 0; k < ntry && !*found; k++) {
-      const PetscInt   fi   = pass == 0 ? hit->face : (pass == 1 ? around[k] : k);
+      const PetscInt   fi   = pass == 0 ? hit->face : (pass == 1 ? around[k] : nearest);
       PetscInt         corner[4], ret;
       PetscReal        C[4][3], X0[4][3];
       const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
       FilmSurfacePoint pt;
-      if (fi < 0 || (pass > 0 && fi == hit->face)) continue;
-      if (pass == 2 && around) {
-        PetscBool tried = PETSC_FALSE;
-        for (PetscInt i = 0; i < TD_FACE_NEIGHBOURS && !tried; i++) tried = around[i] == fi ? PETSC_TRUE : PETSC_FALSE;
-        if (tried) continue;
-      }
+      if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
       TdMeshFaceCorners(set->faces[fi].face, corner);
       for (PetscInt c = 0; c < 4; c++) corner[c] = body->mesh.cells[8 * cell + corner[c]];
       for (PetscInt c = 0; c < 4; c++) {

@@ -2,13 +2,15 @@
   Joints (model.h): read from the options and turned into linear constraint rows on the full
   coordinates (formulation.md §4): a point joint holds components of a material point, a
   crank-slider drive moves a point along x with the crank-slider kinematics and holds its y and
-  its yaw.  The prescribed value of each row at a time t.
+  its yaw, and a spin drive turns a body about a fixed axis direction at a prescribed speed
+  (formulation.md (F20)), leaving its translation free.  The prescribed value of each row at a
+  time t.
 */
 #include "model_private.h"
 #include <tribodyn/options.h>
 #include <string.h>
 
-static const char *const joint_types[] = {"point", "crank_slider", NULL};
+static const char *const joint_types[] = {"point", "crank_slider", "spin", NULL};
 
 /* x_P - x_c = r cos(th) + l cos(phi), sin(phi) = lambda sin(th) - e/l (formulation.md §4). */
 void TdCrankSlider(const TdJoint *j, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot)
@@ -23,10 +25,39 @@ void TdCrankSlider(const TdJoint *j, PetscReal t, PetscReal *x, PetscReal *xdot,
   *xddot                = -r * w * w * PetscCosReal(th) - l * (cphi * phid * phid + sphi * phidd);
 }
 
+/* Spin angle about the axis (F20): a cosine ramp of the speed over T = ramp from rest, so that
+   the drive starts with the body's zero velocity and acceleration, then omega. */
+void TdSpinAngle(const TdJoint *j, PetscReal t, PetscReal *th, PetscReal *thd, PetscReal *thdd)
+{
+  const PetscReal w = 2 * PETSC_PI * j->rpm / 60, T = j->ramp;
+  if (t < T) {
+    *th   = 0.5 * w * (t - T / PETSC_PI * PetscSinReal(PETSC_PI * t / T));
+    *thd  = 0.5 * w * (1 - PetscCosReal(PETSC_PI * t / T));
+    *thdd = 0.5 * w * PETSC_PI / T * PetscSinReal(PETSC_PI * t / T);
+  } else {
+    *th   = 0.5 * w * T + w * (t - T);
+    *thd  = w;
+    *thdd = 0;
+  }
+}
+
 void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot)
 {
   const TdConstraintRow *row = &model->rows[r];
-  if (row->kind == 1) {
+  if (row->kind == 2 || row->kind == 3) { /* spin: (F d0).d0 = cos(theta), (F d0).w0 = sin(theta) */
+    PetscReal th, thd, thdd;
+    const PetscReal c0 = row->b0;          /* the fibre's reference length in the plane (1) */
+    TdSpinAngle(&model->joints[row->joint], t, &th, &thd, &thdd);
+    if (row->kind == 2) {
+      *b     = c0 * PetscCosReal(th);
+      *bdot  = -c0 * PetscSinReal(th) * thd;
+      *bddot = -c0 * (PetscCosReal(th) * thd * thd + PetscSinReal(th) * thdd);
+    } else {
+      *b     = c0 * PetscSinReal(th);
+      *bdot  = c0 * PetscCosReal(th) * thd;
+      *bddot = c0 * (-PetscSinReal(th) * thd * thd + PetscCosReal(th) * thdd);
+    }
+  } else if (row->kind == 1) {
     const TdJoint *j = &model->joints[row->joint];
     PetscReal      x, xd, xdd;
     TdCrankSlider(j, t, &x, &xd, &xdd);
@@ -67,7 +98,7 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
     TdJoint  *joint = &model->joints[j];
     PetscInt  b, type;
     PetscCall(PetscStrncpy(joint->name, names[j], TD_NAME_LEN));
-    PetscCall(TdOptionsEnum(joint->name, "type", "point: hold components of a material point; crank_slider: drive (formulation §4)", joint_types, 0, &type, NULL));
+    PetscCall(TdOptionsEnum(joint->name, "type", "point: hold components of a material point; crank_slider: drive (formulation §4); spin: turn the body about a fixed axis direction (F20)", joint_types, 0, &type, NULL));
     joint->type = (TdJointType)type;
     PetscCall(TdModelReadPointInternal(model, joint->name, "joint", &b, &joint->point));
     if (joint->type == TD_JOINT_POINT) {
@@ -82,6 +113,17 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
         else SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_components: unknown component '%s'; use x, y and z", joint->name, comps[c]);
       }
       PetscCall(PetscFree(comps));
+    } else if (joint->type == TD_JOINT_SPIN) {
+      const PetscReal zaxis[3] = {0, 0, 1};
+      PetscCall(TdOptionsRealArray(joint->name, "axis", "spin: the fixed axis direction the body turns about (right-handed)", NULL, 3, zaxis, joint->axis, NULL));
+      PetscCall(TdOptionsReal(joint->name, "rpm", "spin: speed about the axis after the ramp", "r/min", 60, &joint->rpm, NULL));
+      PetscCall(TdOptionsReal(joint->name, "ramp", "spin: time over which the speed rises from 0 (a cosine ramp; the body starts at rest)", "s", 0.25 * 60 / PetscMax(PetscAbsReal(joint->rpm), 1e-300), &joint->ramp, NULL));
+      if (!TdOptionsHelpRequested()) {
+        const PetscReal na = PetscSqrtReal(joint->axis[0] * joint->axis[0] + joint->axis[1] * joint->axis[1] + joint->axis[2] * joint->axis[2]);
+        if (!(na > 0)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_axis: the axis has zero length; give its direction ax,ay,az", joint->name);
+        if (!(joint->ramp > 0)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_ramp = %g s: a spin drive starts from rest and needs a positive ramp time", joint->name, (double)joint->ramp);
+        for (PetscInt i = 0; i < 3; i++) joint->axis[i] /= na;
+      }
     } else {
       PetscCall(TdOptionsRealPositive(joint->name, "crank_radius", "crank radius r", "m", 0.1, PETSC_TRUE, &joint->crank_radius, NULL));
       PetscCall(TdOptionsRealPositive(joint->name, "rod_ratio", "rod ratio lambda = r/l", NULL, 0.64, PETSC_TRUE, &joint->rod_ratio, NULL));
@@ -97,6 +139,40 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
     if (joint->type == TD_JOINT_POINT) {
       for (PetscInt c = 0; c < 3; c++)
         if (joint->component[c]) PetscCall(AddRowFromPoint(model, &joint->point, c, j, 0, &model->rows[model->nrows++]));
+    } else if (joint->type == TD_JOINT_SPIN) {
+      /* (F20): the material fibre d0 (unit, normal to the axis a) at the point, F d0 = sum_j d0_j
+         dr/dx_j, held on the turning unit vector cos(theta) d0 + sin(theta) w0, w0 = a x d0, in
+         the plane normal to a: two rows with fixed coefficients (u . F d0 for u = d0, w0) */
+      const PetscReal *a = joint->axis;
+      PetscReal        d0[3], w0[3], nd;
+      const PetscInt   ex = PetscAbsReal(a[0]) < 0.9 ? 0 : 1; /* the global axis least along a */
+      for (PetscInt i = 0; i < 3; i++) d0[i] = (i == ex) - a[i] * a[ex];
+      nd = PetscSqrtReal(d0[0] * d0[0] + d0[1] * d0[1] + d0[2] * d0[2]);
+      for (PetscInt i = 0; i < 3; i++) d0[i] /= nd;
+      w0[0] = a[1] * d0[2] - a[2] * d0[1];
+      w0[1] = a[2] * d0[0] - a[0] * d0[2];
+      w0[2] = a[0] * d0[1] - a[1] * d0[0];
+      for (PetscInt r = 0; r < 2; r++) {
+        const PetscReal *u   = r == 0 ? d0 : w0;
+        TdConstraintRow *row = &model->rows[model->nrows++];
+        row->nterms          = 0;
+        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
+          const PetscReal fk = d0[0] * joint->point.G[0][k] + d0[1] * joint->point.G[1][k] + d0[2] * joint->point.G[2][k];
+          for (PetscInt i = 0; i < 3; i++) {
+            row->coef[row->nterms]    = u[i] * fk;
+            row->coord[row->nterms++] = joint->point.coord[3 * k + i];
+          }
+        }
+        row->joint = j;
+        row->kind  = 2 + r;
+        row->b0    = 0; /* the kind-2 row's reference value, (F d0) . d0 = 1, scales both */
+        for (PetscInt k = 0; k < row->nterms; k++) row->b0 += row->coef[k] * model->q_ref[row->coord[k]];
+      }
+      model->rows[model->nrows - 1].b0 = model->rows[model->nrows - 2].b0;
+      for (PetscInt i = 0; i < 3; i++) {
+        joint->spin_d0[i] = d0[i];
+        joint->spin_w0[i] = w0[i];
+      }
     } else {
       /* x follows the crank; y held; yaw held: r_X(P) . e_y = reference value, r_X(P) through the
          point's global-axis gradient functions (material_point.c) */

@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-static const char *const profile_types[] = {"constant", "ramp", "halfsine", "table", NULL};
+static const char *const profile_types[] = {"constant", "ramp", "halfsine", "table", "harmonic", NULL};
 static const char *const load_types[]    = {"point", "pressure", "spring", "torque", NULL};
 
 /* the load's peak value whose direction or sign the table's values scale */
@@ -21,7 +21,7 @@ static PetscReal PeakValue(const TdLoad *load)
   return PetscSqrtReal(load->force[0] * load->force[0] + load->force[1] * load->force[1] + load->force[2] * load->force[2]);
 }
 
-/* Time factor of a load at time t: its profile (ramp, half-sine, table / peak value). */
+/* Time factor of a load at time t: its profile (ramp, half-sine, harmonic, table / peak value). */
 static PetscReal TdLoadFactor(const TdLoad *load, PetscReal t)
 {
   PetscReal s = 1, tau = t - load->start;
@@ -34,6 +34,9 @@ static PetscReal TdLoadFactor(const TdLoad *load, PetscReal t)
     break;
   case TD_PROFILE_HALFSINE:
     s = (tau <= 0 || tau >= load->duration) ? 0 : PetscSinReal(PETSC_PI * tau / load->duration);
+    break;
+  case TD_PROFILE_HARMONIC: /* sin(2 pi f tau + phase), brought in linearly over the duration */
+    s = tau <= 0 ? 0 : PetscSinReal(2 * PETSC_PI * load->frequency * tau + load->phase * PETSC_PI / 180) * (load->duration > 0 && tau < load->duration ? tau / load->duration : 1);
     break;
   case TD_PROFILE_TABLE: {
     /* linear interpolation of the measured force (or pressure); zero outside the table */
@@ -240,13 +243,17 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
     PetscCall(TdOptionsEnum(load->name, "profile", "time profile", profile_types, 0, &profile, NULL));
     load->profile = (TdProfileType)profile;
     PetscCall(TdOptionsReal(load->name, "start", "start of the ramp or pulse", "s", 0, &load->start, NULL));
-    PetscCall(TdOptionsReal(load->name, "duration", "duration of the ramp or pulse", "s", 0, &load->duration, &set));
+    PetscCall(TdOptionsReal(load->name, "duration", "duration of the ramp or pulse (harmonic: of its linear ramp-in, 0 for none)", "s", 0, &load->duration, &set));
+    PetscCall(TdOptionsReal(load->name, "frequency", "harmonic: frequency f of sin(2 pi f (t - start) + phase)", "Hz", 0, &load->frequency, NULL));
+    PetscCall(TdOptionsReal(load->name, "phase", "harmonic: phase at the start", "deg", 0, &load->phase, NULL));
     PetscCall(TdOptionsString(load->name, "table", "measured force, CSV with columns time [s], force [N] (scales the direction of -<l>_force or -<l>_torque); for a pressure: time [s], pressure [Pa]", NULL, table, sizeof table, &set));
     if (TdOptionsHelpRequested()) continue;
     if (load->type == TD_LOAD_SPRING && load->profile != TD_PROFILE_CONSTANT)
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_profile %s: '%s' is a spring, whose force follows its length and rate; springs have no time profile (remove -%s_profile)", load->name, profile_types[profile], load->name, load->name);
     if ((load->profile == TD_PROFILE_RAMP || load->profile == TD_PROFILE_HALFSINE) && !(load->duration > 0))
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_duration = %g: a %s profile needs a positive duration", load->name, (double)load->duration, profile_types[profile]);
+    if (load->profile == TD_PROFILE_HARMONIC && !(load->frequency > 0))
+      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_frequency = %g Hz: a harmonic profile needs a positive frequency", load->name, (double)load->frequency);
     if (load->type != TD_LOAD_PRESSURE && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
     if (load->profile == TD_PROFILE_TABLE && PeakValue(load) == 0)
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but a zero %s: the table's values scale it", load->name, load->type == TD_LOAD_PRESSURE ? "-pressure (give the sign and a reference value, e.g. 1)" : (load->type == TD_LOAD_TORQUE ? "-torque (give the axis)" : "-force (give the direction)"));

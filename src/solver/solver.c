@@ -362,6 +362,8 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   if (!(rho_inf >= 0 && rho_inf <= 1)) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "Option -rho_inf = %g: the spectral radius must lie in [0, 1]", (double)rho_inf);
   galpha_params(rho_inf, &s->ga);
   PetscCall(TdOptionsInt(NULL, "test_jacobian", "check the first N Newton Jacobians against central differences of the residual and print ||J - J_fd||_F/||J||_F (0: off)", 0, &s->test_jacobian, NULL));
+  s->test_jacobian_step = 1e-6;
+  PetscCall(TdOptionsRealPositive(NULL, "test_jacobian_step", "relative step eps of -test_jacobian's central differences, h_j = eps max(|U_j|, 1e-2) (a smooth residual's error falls as eps^2, a kink's does not)", NULL, s->test_jacobian_step, PETSC_TRUE, &s->test_jacobian_step, NULL));
   PetscCall(TdOptionsReal(NULL, "test_jacobian_time", "start the -test_jacobian checks with the first time step that ends after this time (0: with the first Jacobian, also of the initial acceleration solve)", "s", s->test_jacobian_time, &s->test_jacobian_time, NULL));
   {
     PetscInt n = 0;
@@ -1118,7 +1120,8 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
 
 /*
   Central-difference check of the assembled Jacobian: column j of J_fd is
-  (R(U + h_j e_j) - R(U - h_j e_j)) / (2 h_j), h_j = 1e-6 max(|U_j|, 1e-2).  The truncation error
+  (R(U + h_j e_j) - R(U - h_j e_j)) / (2 h_j), h_j = eps max(|U_j|, 1e-2), eps = -test_jacobian_step
+  (1e-6).  The truncation error
   is O(h^2), so unlike a one-sided difference it resolves the Jacobian far below 1e-6 even where
   the inertia term 1/(beta dt^2) makes the residual's roundoff large.
 */
@@ -1153,7 +1156,7 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
       PetscCall(VecRestoreArrayRead(U, &u));
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &uj, 1, MPIU_SCALAR, MPIU_SUM, s->comm));
-    h = 1e-6 * PetscMax(PetscAbsScalar(uj), 1e-2);
+    h = s->test_jacobian_step * PetscMax(PetscAbsScalar(uj), 1e-2);
     PetscCall(VecCopy(U, Up));
     PetscCall(VecSetValue(Up, j, uj + h, INSERT_VALUES));
     PetscCall(VecAssemblyBegin(Up));
