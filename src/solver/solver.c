@@ -613,10 +613,15 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J);
 
 static PetscReal StepTime(TdSolver s) { return s->mode == TD_MODE_DYNAMIC ? s->t + s->step_dt : s->t; }
 
-/* JFO rows (F18): whether each row's pressure branch is the smaller (ties: the pressure). */
+/* JFO rows (F18): whether each row's pressure branch is the smaller.  Ties take the film
+   fraction's branch (full film): a film at rest with p = p_cav and theta = 1 everywhere (a
+   journal starting from rest with p_cav at ambient) then has theta = 1 held and its pressures
+   set by the full-film rows, which the ambient edges make regular; the pressure branch would
+   leave theta to the mass rows, singular without transport or time term (the initial
+   accelerations, statics). */
 static void JfoActiveSet(TdSolver s, const PetscScalar u[])
 {
-  for (PetscInt i = 0; i < s->njfo; i++) s->jfo_active[i] = PetscRealPart(u[s->jfo_p[i]]) - s->jfo_shift[i] <= 1 - PetscRealPart(u[s->jfo_theta[i]]) ? PETSC_TRUE : PETSC_FALSE;
+  for (PetscInt i = 0; i < s->njfo; i++) s->jfo_active[i] = PetscRealPart(u[s->jfo_p[i]]) - s->jfo_shift[i] < 1 - PetscRealPart(u[s->jfo_theta[i]]) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
