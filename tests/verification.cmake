@@ -36,3 +36,5 @@ set_tests_properties(slurm_sweep PROPERTIES LABELS "slow" TIMEOUT 1800 RUN_SERIA
 tribodyn_python_test(curved_bodies verification/curved_bodies.py verification input)
 # films on curved ANCF faces: flexible bushing against the rigid bore and Ocvirk, Jacobians with a spun flexible journal
 tribodyn_python_test(curved_film verification/curved_film.py verification)
+# a starved JFO film (-<f>_theta0) filling between approaching plates; the option's bad input
+tribodyn_python_test(jfo_starved verification/jfo_starved.py verification input)

@@ -57,6 +57,8 @@ typedef struct {
   FilmContact      contact;
   TdFilmCavitation cavitation;
   PetscReal        p_ref, p_cav, h_ref, residual_scale;
+  PetscReal        theta0; /* jfo: the film fraction at the start off the ambient edges */
+  PetscBool        theta0_set; /* theta0 given: an initial condition, kept by the initial solve */
   PetscReal        Kg, eta, exponent, mu_dry, eps_dry, area;
   FilmQuadGeometry *geometry;        /* nquads, frame coordinates */
   PetscInt         first_unknown;    /* of this film's pressures in U */

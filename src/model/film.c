@@ -1464,6 +1464,15 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     PetscCall(TdOptionsEnum(p, "cavitation", "cavitation model: none, swift_stieber (p >= p_cav, F >= 0, (p - p_cav) F = 0), or jfo (mass-conserving: a film fraction theta per node, p >= p_cav, theta <= 1, (p - p_cav)(1 - theta) = 0; F18)", film_cavitations, 0, &cav, NULL));
     f->cavitation = (TdFilmCavitation)cav;
     PetscCall(TdOptionsReal(p, "p_cav", "cavitation pressure (gauge)", "Pa", 0, &f->p_cav, NULL));
+    {
+      PetscBool theta0_set;
+      f->theta0 = 1;
+      PetscCall(TdOptionsReal(p, "theta0", "jfo: film fraction at the start off the ambient edges, in (0, 1], kept through the initial-acceleration solve (default: that solve's quasi-steady film fractions, from a full film)", NULL, 1, &f->theta0, &theta0_set));
+      f->theta0_set = theta0_set;
+      if (!TdOptionsHelpRequested() && theta0_set && f->cavitation != TD_CAVITATION_JFO)
+        SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_theta0: film '%s' has no film fraction (its cavitation is %s); set -%s_cavitation jfo or remove -%s_theta0", p, p, film_cavitations[cav], p, p);
+      if (!TdOptionsHelpRequested() && !(f->theta0 > 0 && f->theta0 <= 1)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_theta0 = %g: a film fraction lies in (0, 1]", p, (double)f->theta0);
+    }
     PetscCall(TdOptionsRealPositive(p, "p_ref", "pressure scale of the unknowns p/p_ref", "Pa", 1e6, PETSC_TRUE, &f->p_ref, NULL));
     PetscCall(TdOptionsRealPositive(p, "h_ref", "film height scale of the residual (default: the mean initial film height)", "m", 0, PETSC_FALSE, &f->h_ref, NULL));
     PetscCall(TdOptionsRealPositive(p, "Kg", "dry: generalised stiffness", "N/m^n", 70e6, PETSC_TRUE, &f->Kg, NULL));
@@ -1511,12 +1520,12 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) f->unknown[nd] = (f->model == TD_FILM_REYNOLDS && !f->surface.dirichlet[nd]) ? next++ : -1;
     if (f->cavitation == TD_CAVITATION_JFO) {
       /* the film fractions after the pressures, node for node; flooded (theta = 1) on the
-         ambient boundary, full at the start */
+         ambient boundary, -<f>_theta0 (default full) at the start */
       PetscCheck(f->model == TD_FILM_REYNOLDS, m->comm, PETSC_ERR_USER_INPUT, "Option -%s_cavitation jfo: film '%s' is a dry contact (-%s_model dry); cavitation applies to a Reynolds film", p, p, p);
       PetscCall(PetscMalloc2(f->surface.nnodes, &f->theta_unknown, f->surface.nnodes, &f->theta_old));
       for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
         f->theta_unknown[nd] = f->unknown[nd] >= 0 ? next++ : -1;
-        f->theta_old[nd]     = 1;
+        f->theta_old[nd]     = f->theta_unknown[nd] >= 0 ? f->theta0 : 1;
       }
     }
     f->nunknowns = next - f->first_unknown;

@@ -287,7 +287,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++) s->ncp_shift[k] = f->p_cav / f->p_ref;
   }
   for (PetscInt fi = 0; fi < model->nfilms; fi++) {
-    /* JFO films: their film fractions' complementarity rows (F18), full film at the start */
+    /* JFO films: their film fractions' complementarity rows (F18), -<f>_theta0 at the start */
     const TdFilm *f = &model->films[fi];
     if (f->cavitation != TD_CAVITATION_JFO) continue;
     for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) s->njfo += f->theta_unknown[nd] >= 0;
@@ -307,7 +307,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
         s->jfo_p[i]      = f->unknown[nd];
         s->jfo_shift[i]  = f->p_cav / f->p_ref;
         s->jfo_active[i] = PETSC_FALSE;
-        if (kt >= lo && kt < hi) PetscCall(VecSetValue(s->U, kt, 1.0, INSERT_VALUES));
+        if (kt >= lo && kt < hi) PetscCall(VecSetValue(s->U, kt, f->theta0, INSERT_VALUES));
         i++;
       }
     }
@@ -1418,7 +1418,30 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
   s->row_scale = m->mass_per_node;
   PetscCall(SetUnknowns(s, s->qdd, s->lambda));
   s->in_setup = PETSC_TRUE;
-  PetscCall(Solve(s, &ok));
+  {
+    /* JFO film fractions: by default this quasi-static solve (no time term in (F18)) sets them
+       to the film's quasi-steady balance at t = 0, starting from a full film, which a steadily
+       running bearing wants.  A film given -<f>_theta0 has them as its initial condition (a
+       starved film), which that balance would overwrite (to an empty film under a squeeze):
+       they are kept as they were */
+    PetscScalar *u, *theta0 = NULL;
+    PetscInt     lo, hi;
+    PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+    if (s->njfo) PetscCall(PetscMalloc1(s->njfo, &theta0));
+    PetscCall(VecGetArray(s->U, &u));
+    for (PetscInt i = 0; i < s->njfo; i++) theta0[i] = s->jfo_theta[i] >= lo && s->jfo_theta[i] < hi ? u[s->jfo_theta[i] - lo] : 0;
+    PetscCall(VecRestoreArray(s->U, &u));
+    PetscCall(Solve(s, &ok));
+    PetscCall(VecGetArray(s->U, &u));
+    for (PetscInt i = 0, fi = -1, left = 0; i < s->njfo; i++, left--) {
+      if (left == 0) /* the next JFO film's rows */
+        for (fi++; fi < m->nfilms; fi++)
+          if (m->films[fi].cavitation == TD_CAVITATION_JFO && (left = m->films[fi].nunknowns / 2) > 0) break;
+      if (m->films[fi].theta0_set && s->jfo_theta[i] >= lo && s->jfo_theta[i] < hi) u[s->jfo_theta[i] - lo] = theta0[i];
+    }
+    PetscCall(VecRestoreArray(s->U, &u));
+    PetscCall(PetscFree(theta0));
+  }
   s->in_setup = PETSC_FALSE;
   if (!ok) SETERRQ(s->comm, PETSC_ERR_NOT_CONVERGED, "The consistent initial accelerations could not be computed (the linear solve failed); check that every body is held or free to move as intended (-snes_monitor -ksp_view show more)");
   PetscCall(GetMultipliers(s));
