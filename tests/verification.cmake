@@ -38,3 +38,5 @@ tribodyn_python_test(curved_bodies verification/curved_bodies.py verification in
 tribodyn_python_test(curved_film verification/curved_film.py verification)
 # a starved JFO film (-<f>_theta0) filling between approaching plates; the option's bad input
 tribodyn_python_test(jfo_starved verification/jfo_starved.py verification input)
+# traction (dead) loads on box and curved faces against a 3-2-1 support's reactions
+tribodyn_python_test(traction_loads verification/traction_loads.py verification input)

@@ -64,7 +64,7 @@ typedef struct {
 
 typedef enum { TD_PROFILE_CONSTANT, TD_PROFILE_RAMP, TD_PROFILE_HALFSINE, TD_PROFILE_TABLE, TD_PROFILE_HARMONIC } TdProfileType;
 
-typedef enum { TD_LOAD_POINT, TD_LOAD_PRESSURE, TD_LOAD_SPRING, TD_LOAD_TORQUE } TdLoadType;
+typedef enum { TD_LOAD_POINT, TD_LOAD_PRESSURE, TD_LOAD_SPRING, TD_LOAD_TORQUE, TD_LOAD_TRACTION } TdLoadType;
 
 /* A load: a point force at a material point (F1), a follower pressure on a face (F16), a
    linear spring-damper between two points (F17), or a torque at a material point (F19). */

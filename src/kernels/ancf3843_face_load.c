@@ -14,8 +14,14 @@
   E_m the unit vector m: the pressure follows the face (a follower load), so the block is not
   symmetric.  The integrand is a polynomial of the face coordinates; 4 x 4 Gauss points make the
   reference-configuration integrals exact and the deformed ones accurate to the element's order.
+
+  Traction t on face f (a dead load: force per unit reference area, fixed in space, F16b): the
+  external force is t int S_j dA_0 with dA_0 = |a1_0 x a2_0| dX_I0 dX_I1 from the reference element
+  vector e0, so the residual gets Q_j -= t int S_j dA_0 and no stiffness.  For a curved cell e0
+  carries its corner maps (the reference area of its curved face); for a box, the box's.
 */
 #include <tribodyn/ancf3843.h>
+#include <math.h>
 
 #define NQ1 4
 
@@ -67,5 +73,33 @@ void ancf3843_face_pressure(double a, double b, double c, int face, const double
             for (int i = 0; i < 3; i++) K[(3 * k[j] + i) * ANCF3843_NDOF + col] += S[j] * (g0 * t2[i] + g1 * t1[i]);
         }
       }
+    }
+}
+
+void ancf3843_face_traction(double a, double b, double c, int face, const double e0[ANCF3843_NDOF], const double t[3], double Q[ANCF3843_NDOF])
+{
+  static const double gx[NQ1] = {-0.86113631159405258, -0.33998104358485626, 0.33998104358485626, 0.86113631159405258};
+  static const double gw[NQ1] = {0.34785484513745385, 0.65214515486254614, 0.65214515486254614, 0.34785484513745385};
+  const int    fix = face / 2, I0 = fix == 0 ? 1 : 0, I1 = fix == 2 ? 1 : 2;
+  const double L[3] = {a, b, c};
+  const double jac = 0.25 * L[I0] * L[I1];
+  int          k[ANCF3843_FACE_NSHAPE];
+
+  if (t[0] == 0.0 && t[1] == 0.0 && t[2] == 0.0) return;
+  ancf3843_face_shapes(face, k);
+  for (int qu = 0; qu < NQ1; qu++)
+    for (int qv = 0; qv < NQ1; qv++) {
+      const double uv[2] = {gx[qu], gx[qv]};
+      double       S[ANCF3843_FACE_NSHAPE], dS[2][ANCF3843_FACE_NSHAPE], a1[3] = {0, 0, 0}, a2[3] = {0, 0, 0}, n[3], dA;
+      ancf3843_face_shape_and_gradient(a, b, c, face, uv, S, dS);
+      for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++)
+        for (int i = 0; i < 3; i++) {
+          a1[i] += dS[0][j] * e0[3 * k[j] + i];
+          a2[i] += dS[1][j] * e0[3 * k[j] + i];
+        }
+      cross3(a1, a2, n);
+      dA = jac * gw[qu] * gw[qv] * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      for (int j = 0; j < ANCF3843_FACE_NSHAPE; j++)
+        for (int i = 0; i < 3; i++) Q[3 * k[j] + i] -= dA * S[j] * t[i];
     }
 }

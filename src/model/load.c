@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char *const profile_types[] = {"constant", "ramp", "halfsine", "table", "harmonic", NULL};
-static const char *const load_types[]    = {"point", "pressure", "spring", "torque", NULL};
+static const char *const load_types[]    = {"point", "pressure", "spring", "torque", "traction", NULL};
 
 /* the load's peak value whose direction or sign the table's values scale */
 static PetscReal PeakValue(const TdLoad *load)
@@ -76,14 +76,14 @@ static PetscErrorCode ReadFace(TdModel model, TdLoad *load)
   PetscInt  b;
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_face", load->name));
-  PetscCall(TdOptionsString(load->name, "face", "pressure: the loaded face body:face (a box face xmin..zmax, or a 2-D physical group of the body's mesh)", NULL, value, sizeof value, &set));
+  PetscCall(TdOptionsString(load->name, "face", "pressure, traction: the loaded face body:face (a box face xmin..zmax, or a 2-D physical group of the body's mesh)", NULL, value, sizeof value, &set));
   if (TdOptionsHelpRequested() && !set) PetscFunctionReturn(0);
-  if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' is a pressure but has no face: set %s body:face (e.g. guide:zmax)", load->name, opt);
+  if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' is a %s but has no face: set %s body:face (e.g. guide:zmax)", load->name, load->type == TD_LOAD_TRACTION ? "traction" : "pressure", opt);
   colon = strchr(value, ':');
   if (!colon) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s = '%s': write the face as body:face, e.g. guide:zmax", opt, value);
   *colon = 0;
   PetscCall(TdModelFindBodyInternal(model, value, opt, &b));
-  if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid (prescribed motion); pressure loads act on ancf bodies", opt, value);
+  if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid (prescribed motion); pressure and traction loads act on ancf bodies", opt, value);
   load->body = b;
   PetscCall(TdModelFindFaceSetInternal(model, b, colon + 1, opt, &load->face));
   load->area = 0;
@@ -144,26 +144,26 @@ static PetscErrorCode ReadSpring(TdModel model, TdLoad *load)
   PetscFunctionReturn(0);
 }
 
-/* The element-by-element index of the pressure loads' faces (model.h element_load_offset). */
+/* The element-by-element index of the pressure and traction loads' faces (model.h element_load_offset). */
 static PetscErrorCode IndexElementLoads(TdModel model)
 {
   PetscInt n = 0, *count;
   PetscFunctionBegin;
   for (PetscInt l = 0; l < model->nloads; l++)
-    if (model->loads[l].type == TD_LOAD_PRESSURE && model->loads[l].face) n += model->loads[l].face->nfaces;
+    if ((model->loads[l].type == TD_LOAD_PRESSURE || model->loads[l].type == TD_LOAD_TRACTION) && model->loads[l].face) n += model->loads[l].face->nfaces;
   if (!n) PetscFunctionReturn(0);
   PetscCall(PetscCalloc1(model->nelements + 1, &model->element_load_offset));
   PetscCall(PetscMalloc1(n, &model->element_loads));
   PetscCall(PetscCalloc1(model->nelements, &count));
   for (PetscInt l = 0; l < model->nloads; l++) {
     const TdLoad *load = &model->loads[l];
-    if (load->type != TD_LOAD_PRESSURE || !load->face) continue;
+    if ((load->type != TD_LOAD_PRESSURE && load->type != TD_LOAD_TRACTION) || !load->face) continue;
     for (PetscInt k = 0; k < load->face->nfaces; k++) model->element_load_offset[model->bodies[load->body].element_offset + load->face->faces[k].cell + 1]++;
   }
   for (PetscInt e = 0; e < model->nelements; e++) model->element_load_offset[e + 1] += model->element_load_offset[e];
   for (PetscInt l = 0; l < model->nloads; l++) {
     const TdLoad *load = &model->loads[l];
-    if (load->type != TD_LOAD_PRESSURE || !load->face) continue;
+    if ((load->type != TD_LOAD_PRESSURE && load->type != TD_LOAD_TRACTION) || !load->face) continue;
     for (PetscInt k = 0; k < load->face->nfaces; k++) {
       const PetscInt e = model->bodies[load->body].element_offset + load->face->faces[k].cell;
       model->element_loads[model->element_load_offset[e] + count[e]++] = (TdElementLoad){l, load->face->faces[k].face};
@@ -229,15 +229,18 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
     char      table[PETSC_MAX_PATH_LEN], opt[256];
     const PetscReal zero3[3] = {0, 0, 0};
     PetscCall(PetscStrncpy(load->name, names[l], TD_NAME_LEN));
-    PetscCall(TdOptionsEnum(load->name, "type", "point (a force at a material point), pressure (a follower pressure on a face), spring (a spring-damper between two points) or torque (a moment at a material point)", load_types, 0, &type, NULL));
+    PetscCall(TdOptionsEnum(load->name, "type", "point (a force at a material point), pressure (a follower pressure on a face), spring (a spring-damper between two points), torque (a moment at a material point) or traction (a force per reference area on a face, fixed in direction)", load_types, 0, &type, NULL));
     load->type = (TdLoadType)type;
-    if (load->type != TD_LOAD_PRESSURE || TdOptionsHelpRequested()) PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
+    const PetscBool on_face = load->type == TD_LOAD_PRESSURE || load->type == TD_LOAD_TRACTION ? PETSC_TRUE : PETSC_FALSE;
+    if (!on_face || TdOptionsHelpRequested()) PetscCall(TdModelReadPointInternal(model, load->name, "load", &b, &load->point));
     if (load->type == TD_LOAD_POINT || TdOptionsHelpRequested()) PetscCall(TdOptionsRealArray(load->name, "force", "point: force vector fx,fy,fz (its peak for a pulse)", "N", 3, zero3, load->force, NULL));
     /* a torque's moment is kept in force[]: the profiles and tables scale it alike */
     if (load->type == TD_LOAD_TORQUE || TdOptionsHelpRequested()) PetscCall(TdOptionsRealArray(load->name, "torque", "torque: moment mx,my,mz about the global axes, applied through the gradients at the material point (its peak for a pulse)", "N m", 3, zero3, load->force, NULL));
     if (load->type == TD_LOAD_SPRING || TdOptionsHelpRequested()) PetscCall(ReadSpring(model, load));
+    if (load->type == TD_LOAD_TRACTION || TdOptionsHelpRequested()) PetscCall(TdOptionsRealArray(load->name, "traction", "traction: force per unit reference area on the face, fixed in direction (a dead load, formulation (F16b); its peak for a pulse)", "Pa", 3, zero3, load->force, NULL));
+    if (on_face && !TdOptionsHelpRequested()) PetscCall(ReadFace(model, load));
     if (load->type == TD_LOAD_PRESSURE || TdOptionsHelpRequested()) {
-      PetscCall(ReadFace(model, load));
+      if (TdOptionsHelpRequested()) PetscCall(ReadFace(model, load));
       PetscCall(TdOptionsReal(load->name, "pressure", "pressure: pressure on the face, pushing against its outward normal and following the deformed face (its peak for a pulse)", "Pa", 0, &load->pressure, NULL));
     }
     PetscCall(TdOptionsEnum(load->name, "profile", "time profile", profile_types, 0, &profile, NULL));
@@ -254,9 +257,9 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_duration = %g: a %s profile needs a positive duration", load->name, (double)load->duration, profile_types[profile]);
     if (load->profile == TD_PROFILE_HARMONIC && !(load->frequency > 0))
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_frequency = %g Hz: a harmonic profile needs a positive frequency", load->name, (double)load->frequency);
-    if (load->type != TD_LOAD_PRESSURE && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
+    if (!on_face && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
     if (load->profile == TD_PROFILE_TABLE && PeakValue(load) == 0)
-      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but a zero %s: the table's values scale it", load->name, load->type == TD_LOAD_PRESSURE ? "-pressure (give the sign and a reference value, e.g. 1)" : (load->type == TD_LOAD_TORQUE ? "-torque (give the axis)" : "-force (give the direction)"));
+      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but a zero %s: the table's values scale it", load->name, load->type == TD_LOAD_PRESSURE ? "-pressure (give the sign and a reference value, e.g. 1)" : (load->type == TD_LOAD_TORQUE ? "-torque (give the axis)" : (load->type == TD_LOAD_TRACTION ? "-traction (give the direction)" : "-force (give the direction)")));
     if (load->profile == TD_PROFILE_TABLE) {
       PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_table", load->name));
       if (!set) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but no %s FILE.csv", load->name, opt);

@@ -403,7 +403,7 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
     const TdLoad    *load = &s->model->loads[l];
     const PetscReal *f    = load->force;
     /* a pressure's force scale: |p| times the face's area */
-    atol = PetscMax(atol, 1e-10 * (load->type == TD_LOAD_PRESSURE ? PetscAbsReal(load->pressure) * load->area : PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2])));
+    atol = PetscMax(atol, 1e-10 * (load->type == TD_LOAD_PRESSURE ? PetscAbsReal(load->pressure) * load->area : PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) * (load->type == TD_LOAD_TRACTION ? load->area : 1)));
   }
   PetscCall(SNESSetTolerances(s->snes, atol, 1e-9, 1e-14, 25, 10000));
   PetscCall(TdOptionsBool(NULL, "monitor_blocks", "print the norms of the residual blocks (bodies, films, drives) at every Newton iteration", PETSC_FALSE, &s->monitor_blocks, NULL));
@@ -698,6 +698,13 @@ static inline PetscReal PressureAt(TdSolver s, const TdLoad *load, PetscReal t)
   return s->mode == TD_MODE_STATIC ? s->load_factor * load->pressure : TdLoadPressure(load, t);
 }
 
+static inline void TractionAt(TdSolver s, const TdLoad *load, PetscReal t, PetscReal tr[3])
+{
+  if (s->mode == TD_MODE_STATIC)
+    for (PetscInt i = 0; i < 3; i++) tr[i] = s->load_factor * load->force[i];
+  else TdLoadForce(load, t, tr);
+}
+
 PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
 {
   TdSolver           s = (TdSolver)ctx;
@@ -744,9 +751,17 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
       TdModelElementGather(m, e, s->qdd1, PETSC_FALSE, ea);
       ancf3843_internal_force(geo, &body->material, eq, ev, Q, NULL, work);
-      if (m->element_load_offset) /* follower pressures on the element's faces (F16) */
-        for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++)
-          ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, &m->loads[m->element_loads[j].load], t1), Q, NULL, 0);
+      if (m->element_load_offset) /* follower pressures (F16) and tractions (F16b) on the element's faces */
+        for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++) {
+          const TdLoad *load = &m->loads[m->element_loads[j].load];
+          if (load->type == TD_LOAD_PRESSURE) ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, load, t1), Q, NULL, 0);
+          else {
+            PetscReal tr[3], e0[NDOF];
+            TractionAt(s, load, t1, tr);
+            TdModelElementGather(m, e, m->q_ref, PETSC_TRUE, e0);
+            ancf3843_face_traction(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, e0, tr, Q);
+          }
+        }
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
         PetscReal mk[3] = {0, 0, 0};
         for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) {
@@ -943,8 +958,8 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         ancf3843_tangent(geo, &body->material, eq, ev, ce, cv, K, work);
         if (m->element_load_offset && ce != 0) { /* the follower pressures' stiffness (F16) */
           PetscReal Qp[NDOF];
-          for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++)
-            ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, &m->loads[m->element_loads[j].load], t1), Qp, K, ce);
+          for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++) /* tractions: dead loads, no stiffness */
+            if (m->loads[m->element_loads[j].load].type == TD_LOAD_PRESSURE) ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, &m->loads[m->element_loads[j].load], t1), Qp, K, ce);
         }
       } else
         for (PetscInt i = 0; i < NDOF * NDOF; i++) K[i] = 0;
