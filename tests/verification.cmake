@@ -40,3 +40,5 @@ tribodyn_python_test(curved_film verification/curved_film.py verification)
 tribodyn_python_test(jfo_starved verification/jfo_starved.py verification input)
 # traction (dead) loads on box and curved faces against a 3-2-1 support's reactions
 tribodyn_python_test(traction_loads verification/traction_loads.py verification input)
+# free rigid bodies in natural coordinates: torque-free motion, a physical pendulum, Jacobian, bad input
+tribodyn_python_test(rigid_bodies verification/rigid_bodies.py verification input)

@@ -26,7 +26,10 @@
 #define TD_NAME_LEN 64
 #define TD_NODE_DOF 12
 
-typedef enum { TD_BODY_ANCF, TD_BODY_RIGID } TdBodyType;
+/* ANCF: flexible, its mesh nodes' coordinates are unknowns; RIGID: prescribed motion, no
+   unknowns; FREE: a free rigid body (-<b>_type rigid -<b>_motion free) in natural coordinates,
+   one 12-coordinate node [r, a1, a2, a3] (its centre of mass and body axes, formulation (F21)) */
+typedef enum { TD_BODY_ANCF, TD_BODY_RIGID, TD_BODY_FREE } TdBodyType;
 
 typedef struct {
   char       name[TD_NAME_LEN];
@@ -42,7 +45,10 @@ typedef struct {
   PetscInt  *clamped;            /* nnodes: bit c set = coordinate c (of 12) held */
   PetscBool  clamp_all_slopes;   /* -<b>_clamp_slopes all: hold the normal slope too */
   PetscReal  mass;               /* [kg] */
-  PetscReal  initial_velocity[3];/* ANCF: uniform initial velocity [m/s] */
+  PetscReal  initial_velocity[3];/* ANCF, free: uniform initial velocity [m/s] (free: of the centre of mass) */
+  PetscReal  initial_angular_velocity[3]; /* free: [rad/s] */
+  PetscReal  com[3], J[9];       /* free: centre of mass, and J = int rho (X - com)(X - com)^T dV [kg m^2]
+                                    in the reference frame (the body axes a_k start as e_k) */
   /* rigid: x(X, t) = c + v t + R(w t) R0 (X - c0)... see body_rigid.c */
   PetscReal  velocity[3], rotation[3], angular_velocity[3], center[3];
   PetscReal  oscillation[5];     /* rigid: harmonic displacement ax,ay,az [m], f [Hz], phase [rad] */
@@ -118,7 +124,10 @@ typedef struct {
   PetscInt  coord[ANCF3843_NDOF];
   PetscReal coef[ANCF3843_NDOF];
   PetscInt  joint;      /* owning joint */
-  PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t); 2, 3: spin b0 cos, b0 sin */
+  PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t); 2, 3: spin b0 cos, b0 sin;
+                           4: orthonormality a_i . a_j = b0 of a free body (F21), coefficients
+                           from the state (TdConstraintRowCoefficients) */
+  PetscInt  slope[2];   /* kind 4: i, j; coord holds a_i's then (i != j) a_j's coordinates */
   PetscReal b0;
 } TdConstraintRow;
 
@@ -223,6 +232,12 @@ PetscReal TdLoadPressure(const TdLoad *load, PetscReal t);
 void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot);
 /* Crank-slider kinematics x_P(t) relative to the crank centre (formulation.md §4). */
 void TdCrankSlider(const TdJoint *joint, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot);
+/* Kind-4 rows (F21): their coefficients dPhi/dq at the full coordinates q (nterms of them); other
+   rows: row->coef. */
+void TdConstraintRowCoefficients(const TdConstraintRow *row, const PetscReal q[], PetscReal coef[]);
+/* Free rigid body (F21): the position of material point X (reference coordinates) in the full
+   coordinates q. */
+void TdFreeBodyPoint(const TdBody *body, const PetscReal q[], const PetscReal X[3], PetscReal x[3]);
 /* Spin drive angle about its axis and its rates at t (F20). */
 void TdSpinAngle(const TdJoint *joint, PetscReal t, PetscReal *theta, PetscReal *thetadot, PetscReal *thetaddot);
 

@@ -43,7 +43,10 @@ static const char option_reference[] =
   "  -test_jacobian_time <0>: ... starting with the first step that ends after this time [s]\n"
   "  -gravity <0,0,0>: gravity gx,gy,gz [m/s^2]\n"
   "Bodies (-bodies a,b; <b> is a body name)\n"
-  "  -<b>_type <ancf>: ancf (flexible, ANCF 3843) or rigid (prescribed motion)\n"
+  "  -<b>_type <ancf>: ancf (flexible, ANCF 3843) or rigid\n"
+  "  -<b>_motion <prescribed>: rigid: prescribed (the options below) or free (its own unknowns: a point and three axes, formulation (F21))\n"
+  "  -<b>_mass <from the geometry> [kg], -<b>_inertia Ixx,Iyy,Izz[,Iyz,Ixz,Ixy] [kg m^2], -<b>_com x,y,z [m]: free rigid: mass properties about the centre of mass (default: geometry and -<b>_rho)\n"
+  "  -<b>_initial_angular_velocity <0,0,0>: free rigid: initial angular velocity [rad/s]\n"
   "  -<b>_box <none>: box x0,y0,z0,x1,y1,z1 [m]\n"
   "  -<b>_cells <1,1,1>: structured hexahedra nx,ny,nz of the box\n"
   "  -<b>_mesh <none>: .msh or .geo file instead of a box; 2-D physical groups name faces\n"
@@ -53,7 +56,7 @@ static const char option_reference[] =
   "  -<b>_damping <0>: strain-rate damping beta_d (formulation F5) [s]\n"
   "  -<b>_clamp <none>: faces held fixed: xmin,xmax,ymin,ymax,zmin,zmax (boxes) or group names\n"
   "  -<b>_clamp_slopes <face>: face (positions and in-face slopes held, the continuum clamp) or all\n"
-  "  -<b>_initial_velocity <0,0,0>: ancf: uniform initial velocity [m/s]\n"
+  "  -<b>_initial_velocity <0,0,0>: ancf: uniform initial velocity; free rigid: of its centre of mass [m/s]\n"
   "  -<b>_velocity <0,0,0>: rigid: constant velocity [m/s]\n"
   "  -<b>_rotation <0,0,0>: rigid: initial rotation about x, y, z [deg]\n"
   "  -<b>_angular_velocity <0,0,0>: rigid: constant angular velocity [rad/s]\n"
@@ -202,7 +205,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     const TdMaterialPoint *mp   = &m->sensors[s_].point;
     const TdBody          *body = &m->bodies[mp->body];
     PetscReal              x[3], d[3], v[3], a[3];
-    if (body->type == TD_BODY_ANCF) {
+    if (body->type != TD_BODY_RIGID) { /* coordinates: ancf and free rigid bodies */
       TdModelPointValue(m, mp, s->q, x);
       TdModelPointValue(m, mp, s->v, v);
       TdModelPointValue(m, mp, s->qdd, a);
@@ -242,6 +245,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     for (PetscInt n = 0; n < body->mesh.nnodes; n++) {
       if (body->type == TD_BODY_ANCF)
         for (PetscInt i = 0; i < 3; i++) pos[3 * n + i] = s->q[TD_NODE_DOF * (body->node_offset + n) + i];
+      else if (body->type == TD_BODY_FREE) TdFreeBodyPoint(body, s->q, &body->mesh.X[3 * n], &pos[3 * n]);
       else TdRigidBodyPoint(body, &body->mesh.X[3 * n], t, &pos[3 * n], NULL);
     }
     if (ids->body[b] >= 0) PetscCall(TdOutputSetSeries(out, ids->body[b], pos));

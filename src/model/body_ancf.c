@@ -7,6 +7,7 @@
   body's prescribed motion are in body_rigid.c.
 */
 #include "model_private.h"
+#include <math.h>
 #include <tribodyn/options.h>
 #include <tribodyn/vec3.h>
 
@@ -36,6 +37,12 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   PetscFunctionBegin;
   PetscCall(TdOptionsEnum(p, "type", "body type: ancf (flexible, ANCF 3843 solids) or rigid (prescribed motion)", body_types, 0, &type, NULL));
   body->type = (TdBodyType)type;
+  if (body->type == TD_BODY_RIGID) {
+    static const char *const motions[] = {"prescribed", "free", NULL};
+    PetscInt                 motion;
+    PetscCall(TdOptionsEnum(p, "motion", "rigid body: prescribed (moved by -velocity, -angular_velocity, -oscillation) or free (its own unknowns in natural coordinates, formulation (F21); mass properties from its geometry and -rho, or -mass, -inertia, -com)", motions, 0, &motion, NULL));
+    if (motion == 1) body->type = TD_BODY_FREE;
+  }
   PetscCall(TdOptionsString(p, "mesh", "hexahedral mesh file (.msh or .geo) instead of a box; physical groups name faces", NULL, meshfile, sizeof meshfile, &has_mesh));
   PetscCall(TdOptionsRealArray(p, "box", "box x0,y0,z0,x1,y1,z1 in the reference configuration", "m", 6, NULL, box, &has_box));
   PetscCall(TdOptionsIntArray(p, "cells", "structured hexahedra of the box nx,ny,nz", 3, cells, cells, NULL));
@@ -76,6 +83,9 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   for (PetscInt i = 0; i < 3; i++) body->center[i] = 0.5 * (body->mesh.bbox[i] + body->mesh.bbox[i + 3]);
   if (body->type == TD_BODY_RIGID) {
     PetscCall(TdRigidBodyMotionFromOptionsInternal(model, body));
+  } else if (body->type == TD_BODY_FREE) {
+    PetscCall(TdOptionsRealArray(p, "initial_velocity", "free rigid body: initial velocity of its centre of mass vx,vy,vz", "m/s", 3, zero3, body->initial_velocity, NULL));
+    PetscCall(TdOptionsRealArray(p, "initial_angular_velocity", "free rigid body: initial angular velocity wx,wy,wz", "rad/s", 3, zero3, body->initial_angular_velocity, NULL));
   } else {
     PetscCall(TdOptionsRealArray(p, "initial_velocity", "ANCF body: uniform initial velocity vx,vy,vz (a drive sets its own component)", "m/s", 3, zero3, body->initial_velocity, NULL));
   }
@@ -88,7 +98,7 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
     PetscCall(TdOptionsEnum(p, "clamp_slopes", "slopes a clamped face holds: face (the slopes along the face, as u = 0 on the face does) or all (also the normal slope, formulation.md §4 literally; stiff by one element at the root)", slope_modes, 0, &mode, NULL));
     body->clamp_all_slopes = mode == 1 ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscCalloc1(body->mesh.nnodes, &body->clamped));
-    if (nfaces && body->type == TD_BODY_RIGID) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid (its motion is prescribed); only ancf bodies can be clamped", opt, p);
+    if (nfaces && body->type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid; only ancf bodies can be clamped (hold a rigid body with joints)", opt, p);
     /* Why not every slope: u = 0 on a face fixes the position and the derivatives along the
        face, while the derivative across it (the normal slope) is free in the continuum.
        Holding it as well forces dw/dx = 0 at a clamped root instead of a zero section
@@ -206,6 +216,72 @@ static PetscErrorCode BodyGeometry(TdModel model, TdBody *body)
   PetscFunctionReturn(0);
 }
 
+/* Free rigid body (F21): mass, centre of mass and the second moments J = int rho (X - c)(X - c)^T dV
+   about it, from the cells (the reference map X = sum_m S_m e0_m of each cell, with its mass and
+   gravity integrals: exact for boxes) and -<b>_rho, or given: -<b>_mass, -<b>_inertia about
+   -<b>_com (the inertia tensor I = tr(J) 1 - J, so J = tr(I)/2 1 - I). */
+static PetscErrorCode FreeBodyMassProperties(TdModel model, TdBody *body)
+{
+  const char *p = body->name;
+  PetscReal   inertia[6] = {0, 0, 0, 0, 0, 0}, m1[3] = {0, 0, 0}, m2[9] = {0}, mass;
+  PetscInt    ni = 6;
+  PetscBool   has_mass, has_inertia, has_com;
+  PetscFunctionBegin;
+  PetscCall(TdOptionsReal(p, "mass", "free rigid body: mass (with -inertia; default: from its geometry and -rho)", "kg", 0, &mass, &has_mass));
+  inertia[3] = inertia[4] = inertia[5] = (PetscReal)NAN; /* unset: 3 values given */
+  PetscCall(TdOptionsRealArrayRange(p, "inertia", "free rigid body: inertia tensor Ixx,Iyy,Izz[,Iyz,Ixz,Ixy] about -<b>_com (with -mass)", "kg m^2", 3, 6, NULL, inertia, &has_inertia));
+  if (has_inertia && !PetscIsNanReal(inertia[3]) && PetscIsNanReal(inertia[5])) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_inertia: give 3 values Ixx,Iyy,Izz or 6 values Ixx,Iyy,Izz,Iyz,Ixz,Ixy", p);
+  ni = PetscIsNanReal(inertia[3]) ? 3 : 6;
+  PetscCall(TdOptionsRealArray(p, "com", "free rigid body: centre of mass x,y,z (with -mass; default: the geometry's)", "m", 3, body->center, body->com, &has_com));
+  if (TdOptionsHelpRequested()) PetscFunctionReturn(0);
+  if (has_mass != has_inertia) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s': give both -%s_mass and -%s_inertia (a free rigid body needs its mass and its inertia), or neither (both from its geometry and -%s_rho)", p, p, p, p);
+  if (has_mass) {
+    PetscReal In[9];
+    if (!(mass > 0)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_mass = %g: a free rigid body needs a positive mass", p, (double)mass);
+    In[0] = inertia[0];
+    In[4] = inertia[1];
+    In[8] = inertia[2];
+    In[5] = In[7] = ni == 6 ? inertia[3] : 0;
+    In[2] = In[6] = ni == 6 ? inertia[4] : 0;
+    In[1] = In[3] = ni == 6 ? inertia[5] : 0;
+    for (PetscInt i = 0; i < 9; i++) body->J[i] = (i % 4 == 0 ? 0.5 * (In[0] + In[4] + In[8]) : 0) - In[i];
+    body->mass = mass;
+  } else {
+    if (has_com) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_com: the centre of mass is given with -%s_mass and -%s_inertia; without them it comes from the geometry", p, p, p);
+    if (!body->mesh.ncells) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s' is a free rigid body without cells to take its mass from: give -%s_box or -%s_mesh, or -%s_mass and -%s_inertia", p, p, p, p, p);
+    mass = 0;
+    for (PetscInt c = 0; c < body->mesh.ncells; c++) {
+      const Ancf3843Geometry *geo = &body->geometry[body->cell_geometry[c]];
+      const PetscReal        *X0  = &body->mesh.X[3 * body->mesh.cells[8 * c]];
+      PetscReal               e0[ANCF3843_NDOF], s1[3] = {0, 0, 0}, s2[9] = {0};
+      TdMeshCellReference(&body->mesh, c, e0);
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+        for (PetscInt i = 0; i < 3; i++) s1[i] += geo->shape_integral[k] * e0[3 * k + i];
+      for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+        for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++)
+          for (PetscInt i = 0; i < 3; i++)
+            for (PetscInt j = 0; j < 3; j++) s2[3 * i + j] += geo->mass_unit[k][l] * e0[3 * k + i] * e0[3 * l + j];
+      mass += body->rho * geo->volume;
+      for (PetscInt i = 0; i < 3; i++) m1[i] += body->rho * (X0[i] * geo->volume + s1[i]);
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt j = 0; j < 3; j++) m2[3 * i + j] += body->rho * (X0[i] * X0[j] * geo->volume + X0[i] * s1[j] + s1[i] * X0[j] + s2[3 * i + j]);
+    }
+    body->mass = mass;
+    for (PetscInt i = 0; i < 3; i++) body->com[i] = m1[i] / mass;
+    for (PetscInt i = 0; i < 3; i++)
+      for (PetscInt j = 0; j < 3; j++) body->J[3 * i + j] = m2[3 * i + j] - mass * body->com[i] * body->com[j];
+  }
+  { /* J must be positive definite (leading minors), else the body has no finite rotational inertia
+       about some axis and its mass matrix is singular */
+    const PetscReal *J = body->J, d1 = J[0], d2 = J[0] * J[4] - J[1] * J[3];
+    const PetscReal  d3 = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+    const PetscReal  scale = PetscAbsReal(J[0]) + PetscAbsReal(J[4]) + PetscAbsReal(J[8]);
+    if (!(d1 > 1e-12 * scale && d2 > 1e-12 * scale * scale && d3 > 1e-12 * scale * scale * scale))
+      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s': singular inertia: its second moments about the centre of mass, J = tr(I)/2 1 - I, are not positive definite (the principal moments must be positive and each at most the sum of the other two); check -%s_inertia", p, p);
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdBodiesFromOptionsInternal(TdModel model, PetscInt nb, char (*names)[64])
 {
   PetscFunctionBegin;
@@ -216,6 +292,7 @@ PetscErrorCode TdBodiesFromOptionsInternal(TdModel model, PetscInt nb, char (*na
     PetscCall(PetscStrncpy(body->name, names[b], TD_NAME_LEN));
     PetscCall(BodyFromOptions(model, body));
     if (body->mesh.ncells) PetscCall(BodyGeometry(model, body));
+    if (body->type == TD_BODY_FREE) PetscCall(FreeBodyMassProperties(model, body));
   }
   PetscFunctionReturn(0);
 }
@@ -230,6 +307,7 @@ PetscErrorCode TdBodiesNumberCoordinatesInternal(TdModel model)
     TdBody *body = &model->bodies[b];
     body->node_offset = model->nnodes;
     if (body->type == TD_BODY_ANCF) model->nnodes += body->mesh.nnodes;
+    if (body->type == TD_BODY_FREE) model->nnodes += 1; /* [r, a1, a2, a3] (F21) */
   }
   model->nfull = TD_NODE_DOF * model->nnodes;
   PetscCall(PetscMalloc2(model->nfull, &model->free_index, model->nfull, &model->q_ref));
@@ -237,6 +315,13 @@ PetscErrorCode TdBodiesNumberCoordinatesInternal(TdModel model)
   model->nelements = 0;
   for (PetscInt b = 0; b < nb; b++) {
     TdBody *body = &model->bodies[b];
+    if (body->type == TD_BODY_FREE) { /* the centre of mass and the reference axes, all free */
+      PetscReal *q = &model->q_ref[TD_NODE_DOF * body->node_offset];
+      PetscInt  *f = &model->free_index[TD_NODE_DOF * body->node_offset];
+      for (PetscInt i = 0; i < 12; i++) q[i] = i < 3 ? body->com[i] : (i == 3 || i == 7 || i == 11 ? 1 : 0);
+      for (PetscInt i = 0; i < 12; i++) f[i] = model->nfree++;
+      continue;
+    }
     if (body->type != TD_BODY_ANCF) continue;
     for (PetscInt n = 0; n < body->mesh.nnodes; n++) {
       PetscReal *q = &model->q_ref[TD_NODE_DOF * (body->node_offset + n)];
@@ -254,6 +339,7 @@ PetscErrorCode TdBodiesNumberCoordinatesInternal(TdModel model)
     PetscReal total_mass = 0;
     for (PetscInt b = 0; b < nb; b++) {
       TdBody *body = &model->bodies[b];
+      if (body->type == TD_BODY_FREE) total_mass += body->mass;
       if (body->type != TD_BODY_ANCF) continue;
       body->element_offset = e;
       for (PetscInt c = 0; c < body->mesh.ncells; c++, e++) {
@@ -355,4 +441,10 @@ void TdModelElementRotateMatrix(TdModel model, PetscInt element, PetscReal K[ANC
     TdModelElementRotateForce(model, element, row);
     for (PetscInt col = 0; col < N; col++) K[r * N + col] = row[col];
   }
+}
+
+void TdFreeBodyPoint(const TdBody *body, const PetscReal q[], const PetscReal X[3], PetscReal x[3])
+{
+  const PetscReal *r = &q[TD_NODE_DOF * body->node_offset];
+  for (PetscInt i = 0; i < 3; i++) x[i] = r[i] + (X[0] - body->com[0]) * r[3 + i] + (X[1] - body->com[1]) * r[6 + i] + (X[2] - body->com[2]) * r[9 + i];
 }

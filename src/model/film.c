@@ -1338,6 +1338,7 @@ static PetscErrorCode ParseFace(TdModel m, TdFilm *f, const char which[], TdFilm
     PetscCall(TdModelFindFaceSetInternal(m, b, s->face, opt, &set_));
     s->set    = set_;
     s->nfaces = set_->nfaces;
+    if (m->bodies[b].type == TD_BODY_FREE) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is a free rigid body; films on free rigid bodies are not implemented yet (use an ancf body, or a rigid body with prescribed motion)", opt, m->bodies[b].name);
     s->kind   = m->bodies[b].type == TD_BODY_ANCF ? TD_FACE_ANCF : TD_FACE_RIGID_MESH;
     PetscCall(FaceNeighbours(&m->bodies[b].mesh, set_, &s->neighbours));
   }

@@ -44,7 +44,12 @@ void TdSpinAngle(const TdJoint *j, PetscReal t, PetscReal *th, PetscReal *thd, P
 void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot)
 {
   const TdConstraintRow *row = &model->rows[r];
-  if (row->kind == 2 || row->kind == 3) { /* spin: (F d0).d0 = cos(theta), (F d0).w0 = sin(theta) */
+  (void)t;
+  if (row->kind == 4) { /* orthonormality: its second rate depends on the state (the residual forms it) */
+    *b     = row->b0;
+    *bdot  = 0;
+    *bddot = 0;
+  } else if (row->kind == 2 || row->kind == 3) { /* spin: (F d0).d0 = cos(theta), (F d0).w0 = sin(theta) */
     PetscReal th, thd, thdd;
     const PetscReal c0 = row->b0;          /* the fibre's reference length in the plane (1) */
     TdSpinAngle(&model->joints[row->joint], t, &th, &thd, &thdd);
@@ -92,7 +97,11 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
   PetscFunctionBegin;
   model->njoints = nj;
   PetscCall(PetscCalloc1(PetscMax(nj, 1), &model->joints));
-  PetscCall(PetscCalloc1(3 * PetscMax(nj, 1), &model->rows));
+  {
+    PetscInt nfree_bodies = 0;
+    for (PetscInt b = 0; b < model->nbodies; b++) nfree_bodies += model->bodies[b].type == TD_BODY_FREE;
+    PetscCall(PetscCalloc1(3 * PetscMax(nj, 1) + 6 * nfree_bodies, &model->rows));
+  }
   model->nrows = 0;
   for (PetscInt j = 0; j < nj; j++) {
     TdJoint  *joint = &model->joints[j];
@@ -134,7 +143,8 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
         SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_rod_ratio = %g: the rod must be longer than the crank (lambda = r/l < 1, including the offset)", joint->name, (double)joint->rod_ratio);
     }
     if (TdOptionsHelpRequested()) continue;
-    if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid; joints act on ancf bodies", joint->name, model->bodies[b].name);
+    if (model->bodies[b].type == TD_BODY_RIGID) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid with prescribed motion; joints act on ancf bodies and free rigid bodies (-%s_motion free)", joint->name, model->bodies[b].name, model->bodies[b].name);
+    if (model->bodies[b].type == TD_BODY_FREE && joint->type != TD_JOINT_POINT) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_type: a %s drive acts on an ancf body; on the free rigid body '%s' only point joints are implemented so far", joint->name, joint_types[joint->type], model->bodies[b].name);
     joint->first_row = model->nrows;
     if (joint->type == TD_JOINT_POINT) {
       for (PetscInt c = 0; c < 3; c++)
@@ -198,5 +208,42 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
     }
     joint->nrows = model->nrows - joint->first_row;
   }
+  /* free rigid bodies (F21): the orthonormality of their axes, a_i . a_j = delta_ij, i <= j */
+  for (PetscInt b = 0; b < model->nbodies && !TdOptionsHelpRequested(); b++) {
+    const TdBody  *body = &model->bodies[b];
+    const PetscInt base = TD_NODE_DOF * body->node_offset;
+    if (body->type != TD_BODY_FREE) continue;
+    for (PetscInt i = 0; i < 3; i++)
+      for (PetscInt j = i; j < 3; j++) {
+        TdConstraintRow *row = &model->rows[model->nrows++];
+        row->kind            = 4;
+        row->joint           = -1;
+        row->slope[0]        = i;
+        row->slope[1]        = j;
+        row->b0              = i == j ? 1 : 0;
+        row->nterms          = i == j ? 3 : 6;
+        for (PetscInt c = 0; c < 3; c++) {
+          row->coord[c] = base + 3 * (1 + i) + c;
+          if (i != j) row->coord[3 + c] = base + 3 * (1 + j) + c;
+        }
+        TdConstraintRowCoefficients(row, model->q_ref, row->coef);
+      }
+  }
   PetscFunctionReturn(0);
+}
+
+void TdConstraintRowCoefficients(const TdConstraintRow *row, const PetscReal q[], PetscReal coef[])
+{
+  if (row->kind != 4) {
+    for (PetscInt t = 0; t < row->nterms; t++) coef[t] = row->coef[t];
+    return;
+  }
+  /* d(a_i . a_j)/da_i = a_j, d/da_j = a_i; for i = j, 2 a_i */
+  if (row->nterms == 3)
+    for (PetscInt c = 0; c < 3; c++) coef[c] = 2 * q[row->coord[c]];
+  else
+    for (PetscInt c = 0; c < 3; c++) {
+      coef[c]     = q[row->coord[3 + c]];
+      coef[3 + c] = q[row->coord[c]];
+    }
 }

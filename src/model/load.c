@@ -83,7 +83,7 @@ static PetscErrorCode ReadFace(TdModel model, TdLoad *load)
   if (!colon) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s = '%s': write the face as body:face, e.g. guide:zmax", opt, value);
   *colon = 0;
   PetscCall(TdModelFindBodyInternal(model, value, opt, &b));
-  if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid (prescribed motion); pressure and traction loads act on ancf bodies", opt, value);
+  if (model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is rigid; pressure and traction loads act on ancf bodies", opt, value);
   load->body = b;
   PetscCall(TdModelFindFaceSetInternal(model, b, colon + 1, opt, &load->face));
   load->area = 0;
@@ -126,7 +126,7 @@ static PetscErrorCode ReadSpring(TdModel model, TdLoad *load)
   if (strcmp(bname, "ground")) {
     PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_body2", load->name));
     PetscCall(TdModelFindBodyInternal(model, bname, opt, &load->body2));
-    if (model->bodies[load->body2].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body2: body '%s' is rigid (prescribed motion); springs connect ancf bodies or ground", load->name, bname);
+    if (model->bodies[load->body2].type == TD_BODY_RIGID) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body2: body '%s' is rigid (prescribed motion); springs connect ancf bodies, free rigid bodies or ground", load->name, bname);
     PetscCall(PetscSNPrintf(opt, sizeof opt, "Option -%s_point2 of spring '%s'", load->name, load->name));
     PetscCall(TdModelMaterialPoint(model, load->body2, X, opt, &load->point2));
   } else
@@ -257,7 +257,7 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_duration = %g: a %s profile needs a positive duration", load->name, (double)load->duration, profile_types[profile]);
     if (load->profile == TD_PROFILE_HARMONIC && !(load->frequency > 0))
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_frequency = %g Hz: a harmonic profile needs a positive frequency", load->name, (double)load->frequency);
-    if (!on_face && model->bodies[b].type != TD_BODY_ANCF) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies", load->name, model->bodies[b].name);
+    if (!on_face && model->bodies[b].type == TD_BODY_RIGID) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_body: body '%s' is rigid (prescribed motion); loads act on ancf bodies and free rigid bodies (-<b>_motion free)", load->name, model->bodies[b].name);
     if (load->profile == TD_PROFILE_TABLE && PeakValue(load) == 0)
       SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Load '%s' has profile table but a zero %s: the table's values scale it", load->name, load->type == TD_LOAD_PRESSURE ? "-pressure (give the sign and a reference value, e.g. 1)" : (load->type == TD_LOAD_TORQUE ? "-torque (give the axis)" : (load->type == TD_LOAD_TRACTION ? "-traction (give the direction)" : "-force (give the direction)")));
     if (load->profile == TD_PROFILE_TABLE) {

@@ -36,6 +36,21 @@ PetscErrorCode TdModelMaterialPoint(TdModel model, PetscInt b, const PetscReal X
             (double)body->mesh.bbox[5]);
   mp->body = b;
   mp->cell = cell;
+  if (body->type == TD_BODY_FREE) {
+    /* x = r + sum_k (X - c)_k a_k (F21): shape functions 1 and X_k - c_k on the body's one node,
+       gradient functions r_,j = a_j; the other 28 are zero (their coordinates the node's own) */
+    for (PetscInt i = 0; i < 3; i++) mp->X[i] = X[i];
+    PetscCall(PetscArrayzero(mp->S, ANCF3843_NSHAPE));
+    PetscCall(PetscArrayzero(&mp->G[0][0], 3 * ANCF3843_NSHAPE));
+    mp->S[0] = 1;
+    for (PetscInt k = 0; k < 3; k++) {
+      mp->S[1 + k]    = X[k] - body->com[k];
+      mp->G[k][1 + k] = 1;
+    }
+    for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+      for (PetscInt i = 0; i < 3; i++) mp->coord[3 * k + i] = TD_NODE_DOF * body->node_offset + 3 * (k % 4) + i;
+    PetscFunctionReturn(0);
+  }
   for (PetscInt i = 0; i < 3; i++) {
     mp->X[i]  = X[i];
     mp->xi[i] = xi[i];

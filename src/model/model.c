@@ -108,7 +108,7 @@ PetscErrorCode TdModelView(TdModel model, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "tribodyn model: %" PetscInt_FMT " bodies, %" PetscInt_FMT " elements, %" PetscInt_FMT " free coordinates, %" PetscInt_FMT " constraint rows, %" PetscInt_FMT " loads, %" PetscInt_FMT " sensors\n", model->nbodies, model->nelements, model->nfree, model->nrows, model->nloads, model->nsensors));
   for (PetscInt b = 0; b < model->nbodies; b++) {
     const TdBody *body = &model->bodies[b];
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  body %s: %s, %" PetscInt_FMT " cells, %" PetscInt_FMT " nodes, mass %g kg, E %g Pa, nu %g, rho %g kg/m^3\n", body->name, body->type == TD_BODY_ANCF ? "ancf" : "rigid", body->mesh.ncells, body->mesh.nnodes, (double)body->mass, (double)body->E, (double)body->nu, (double)body->rho));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  body %s: %s, %" PetscInt_FMT " cells, %" PetscInt_FMT " nodes, mass %g kg, E %g Pa, nu %g, rho %g kg/m^3\n", body->name, body->type == TD_BODY_ANCF ? "ancf" : (body->type == TD_BODY_FREE ? "free rigid" : "rigid"), body->mesh.ncells, body->mesh.nnodes, (double)body->mass, (double)body->E, (double)body->nu, (double)body->rho));
   }
   PetscFunctionReturn(0);
 }

@@ -77,6 +77,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms + 1;
       nc += s->nncp + 2 * s->njfo;
       nc += (PetscInt)LoadEntries(model);
+      for (PetscInt b = 0; b < model->nbodies; b++) nc += model->bodies[b].type == TD_BODY_FREE ? 144 : 0;
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
     PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, (PetscCount)nloc * NDOF * NDOF, s->nfilm_coo, nc));
@@ -141,6 +142,16 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
                 cj[k] = model->free_index[end[b]->coord[j]];
                 if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
               }
+      }
+      /* free rigid bodies: their 12 x 12 blocks (mass matrix, orthonormality Hessian) */
+      for (PetscInt b = 0; b < model->nbodies; b++) {
+        const PetscInt base = TD_NODE_DOF * model->bodies[b].node_offset;
+        if (model->bodies[b].type != TD_BODY_FREE) continue;
+        for (PetscInt i = 0; i < 12; i++)
+          for (PetscInt j = 0; j < 12; j++, k++) {
+            ci[k] = model->free_index[base + i];
+            cj[k] = model->free_index[base + j];
+          }
       }
     }
     if (!s->J) {
@@ -890,14 +901,40 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     for (PetscInt c = 0; c < (rank == 0 ? m->nrows : 0); c++) {
       const TdConstraintRow *row = &m->rows[c];
       const PetscReal        lam = s->row_scale * u[m->row_offset + c];
-      PetscReal              b, bd, bdd, phi = 0;
+      PetscReal              b, bd, bdd, phi = 0, coef[NDOF];
       const PetscReal       *x = s->mode == TD_MODE_ACCELERATION ? s->qdd1 : s->q1;
       TdConstraintTarget(m, c, t1, &b, &bd, &bdd);
+      TdConstraintRowCoefficients(row, s->q1, coef);
       for (PetscInt k = 0; k < row->nterms; k++) {
-        rf[row->coord[k]] += row->coef[k] * lam;
-        phi += row->coef[k] * x[row->coord[k]];
+        rf[row->coord[k]] += coef[k] * lam;
+        phi += coef[k] * x[row->coord[k]];
+      }
+      if (row->kind == 4) {
+        /* orthonormality (F21): a_i . a_j - delta_ij; in the initial accelerations its second
+           rate, a_i'' . a_j + a_i . a_j'' + 2 a_i' . a_j' (phi holds the first two) */
+        const PetscInt *ci = row->coord, *cj = row->nterms == 3 ? row->coord : &row->coord[3];
+        PetscReal       d  = 0;
+        if (s->mode == TD_MODE_ACCELERATION) {
+          for (PetscInt k = 0; k < 3; k++) d += s->v1[ci[k]] * s->v1[cj[k]];
+          r[m->row_offset + c] = s->row_scale * (phi + 2 * d);
+        } else {
+          for (PetscInt k = 0; k < 3; k++) d += s->q1[ci[k]] * s->q1[cj[k]];
+          r[m->row_offset + c] = s->row_scale * (d - row->b0);
+        }
+        continue;
       }
       r[m->row_offset + c] = s->row_scale * (phi - (s->mode == TD_MODE_ACCELERATION ? bdd : b));
+    }
+    /* free rigid bodies (F21), on rank 0: the constant mass matrix diag(m I, J (x) I) on
+       [r, a1, a2, a3] and gravity on the centre of mass */
+    for (PetscInt b = 0; b < (rank == 0 ? m->nbodies : 0); b++) {
+      const TdBody  *body = &m->bodies[b];
+      const PetscInt base = TD_NODE_DOF * body->node_offset;
+      if (body->type != TD_BODY_FREE) continue;
+      for (PetscInt i = 0; i < 3; i++) rf[base + i] += body->mass * (s->qdd1[base + i] - gscale * m->gravity[i]);
+      for (PetscInt k = 0; k < 3; k++)
+        for (PetscInt l = 0; l < 3; l++)
+          for (PetscInt i = 0; i < 3; i++) rf[base + 3 * (1 + k) + i] += body->J[3 * k + l] * s->qdd1[base + 3 * (1 + l) + i];
     }
   }
   for (PetscInt i = 0; i < nfull; i++) {
@@ -1020,7 +1057,9 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       }
       for (PetscInt c = 0; c < m->nrows; c++) {
         const TdConstraintRow *row = &m->rows[c];
-        for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * row->coef[t];
+        PetscReal              coef[NDOF];
+        TdConstraintRowCoefficients(row, s->q1, coef);
+        for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * coef[t];
         s->coo_v[k++] = 0; /* the diagonal */
       }
       for (PetscInt l = 0; l < m->nloads; l++) {
@@ -1055,6 +1094,41 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
           for (PetscInt b = 0; b < nend; b++)
             for (PetscInt r = 0; r < NDOF; r++)
               for (PetscInt q = 0; q < NDOF; q++, k++) s->coo_v[k] = sig[a] * sig[b] * end[a]->S[r / 3] * end[b]->S[q / 3] * B[r % 3][q % 3];
+      }
+      /* free rigid bodies (F21): cM times the mass matrix diag(m I, J (x) I) and ce times the
+         multipliers' orthonormality Hessian, sum_ij lambda_ij d^2(a_i . a_j)/dq^2 */
+      {
+        const PetscScalar *uu;
+        PetscCall(VecGetArrayRead(s->Useq, &uu));
+        for (PetscInt b = 0; b < m->nbodies; b++) {
+          const TdBody  *body = &m->bodies[b];
+          const PetscInt base = TD_NODE_DOF * body->node_offset;
+          PetscReal      B[12][12];
+          if (body->type != TD_BODY_FREE) continue;
+          PetscCall(PetscArrayzero(&B[0][0], 144));
+          for (PetscInt i = 0; i < 3; i++) B[i][i] = cM * body->mass;
+          for (PetscInt kk = 0; kk < 3; kk++)
+            for (PetscInt l = 0; l < 3; l++)
+              for (PetscInt i = 0; i < 3; i++) B[3 * (1 + kk) + i][3 * (1 + l) + i] += cM * body->J[3 * kk + l];
+          for (PetscInt c = 0; c < m->nrows && ce != 0; c++) {
+            const TdConstraintRow *row = &m->rows[c];
+            PetscReal              lam;
+            if (row->kind != 4 || row->coord[0] / TD_NODE_DOF != body->node_offset) continue;
+            lam = ce * s->row_scale * PetscRealPart(uu[m->row_offset + c]);
+            for (PetscInt i = 0; i < 3; i++) {
+              const PetscInt a = 3 * (1 + row->slope[0]) + i, bb = 3 * (1 + row->slope[1]) + i;
+              if (a == bb) B[a][a] += 2 * lam;
+              else {
+                B[a][bb] += lam;
+                B[bb][a] += lam;
+              }
+            }
+          }
+          (void)base;
+          for (PetscInt i = 0; i < 12; i++)
+            for (PetscInt j = 0; j < 12; j++, k++) s->coo_v[k] = B[i][j];
+        }
+        PetscCall(VecRestoreArrayRead(s->Useq, &uu));
       }
     }
   }
@@ -1421,6 +1495,18 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
   }
   for (PetscInt b = 0; b < m->nbodies; b++) {
     const TdBody *body = &m->bodies[b];
+    if (body->type == TD_BODY_FREE) { /* r' = v0, a_k' = w x a_k with a_k = e_k */
+      const PetscReal *w = body->initial_angular_velocity;
+      PetscReal       *v = &s->v[TD_NODE_DOF * body->node_offset];
+      for (PetscInt i = 0; i < 3; i++) v[i] = body->initial_velocity[i];
+      for (PetscInt kk = 0; kk < 3; kk++) {
+        const PetscReal e[3] = {kk == 0, kk == 1, kk == 2};
+        v[3 * (1 + kk) + 0] = w[1] * e[2] - w[2] * e[1];
+        v[3 * (1 + kk) + 1] = w[2] * e[0] - w[0] * e[2];
+        v[3 * (1 + kk) + 2] = w[0] * e[1] - w[1] * e[0];
+      }
+      continue;
+    }
     if (body->type != TD_BODY_ANCF) continue;
     for (PetscInt n = 0; n < body->mesh.nnodes; n++)
       for (PetscInt i = 0; i < 3; i++)
@@ -1686,6 +1772,18 @@ PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal *kinetic, PetscReal *strain)
       es += w;
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
         for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) ek += 0.5 * body->rho * geo->mass_unit[k][l] * (ev[3 * k] * ev[3 * l] + ev[3 * k + 1] * ev[3 * l + 1] + ev[3 * k + 2] * ev[3 * l + 2]);
+    }
+  }
+  {
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+    for (PetscInt b = 0; b < (rank == 0 ? m->nbodies : 0); b++) { /* free rigid bodies: (1/2) v^T M v */
+      const TdBody    *body = &m->bodies[b];
+      const PetscReal *v    = &s->v[TD_NODE_DOF * body->node_offset];
+      if (body->type != TD_BODY_FREE) continue;
+      ek += 0.5 * body->mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      for (PetscInt kk = 0; kk < 3; kk++)
+        for (PetscInt l = 0; l < 3; l++) ek += 0.5 * body->J[3 * kk + l] * (v[3 + 3 * kk] * v[3 + 3 * l] + v[4 + 3 * kk] * v[4 + 3 * l] + v[5 + 3 * kk] * v[5 + 3 * l]);
     }
   }
   sum[0] = ek;
