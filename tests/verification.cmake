@@ -42,3 +42,5 @@ tribodyn_python_test(jfo_starved verification/jfo_starved.py verification input)
 tribodyn_python_test(traction_loads verification/traction_loads.py verification input)
 # free rigid bodies in natural coordinates: torque-free motion, a physical pendulum, Jacobian, bad input
 tribodyn_python_test(rigid_bodies verification/rigid_bodies.py verification input)
+# ideal joints between bodies: a double pendulum against RK4, Jacobians of every joint type, bad input
+tribodyn_python_test(ideal_joints verification/ideal_joints.py verification input)

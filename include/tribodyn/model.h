@@ -99,7 +99,7 @@ typedef struct {
   PetscInt load, face;
 } TdElementLoad;
 
-typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER, TD_JOINT_SPIN } TdJointType;
+typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER, TD_JOINT_SPIN, TD_JOINT_SPHERICAL, TD_JOINT_REVOLUTE, TD_JOINT_UNIVERSAL, TD_JOINT_FIXED, TD_JOINT_DISTANCE, TD_JOINT_CYLINDRICAL, TD_JOINT_PRISMATIC } TdJointType;
 
 typedef struct {
   char            name[TD_NAME_LEN];
@@ -110,6 +110,14 @@ typedef struct {
   PetscReal       crank_center;   /* x of the crank centre, so that x_P(0) = X_P */
   PetscReal       axis[3], ramp;  /* spin: unit axis, speed ramp time [s] (speed: rpm) */
   PetscReal       spin_d0[3], spin_w0[3]; /* spin: the held fibre d0 and w0 = axis x d0 */
+  /* ideal joints between two bodies (F22): bodies (-1: ground), their material points at the
+     joint point, the joint axis u and two unit normals v1, v2 (reference configuration) */
+  PetscInt        body[2];
+  TdMaterialPoint at[2];
+  PetscReal       u[3], v1[3], v2[3];
+  PetscInt        nforce;         /* rows whose multipliers are the reaction force (the first) */
+  PetscInt        first_rotation; /* its rows from this one on hold its rotations */
+  PetscReal       angle, angle_prev; /* revolute: unwrapped relative angle [rad] */
   PetscInt        first_row, nrows;
 } TdJoint;
 
@@ -118,16 +126,31 @@ typedef struct {
   TdMaterialPoint point;
 } TdSensor;
 
-/* One linear constraint row: sum_t coef[t] q_full[coord[t]] = b(t) (formulation.md §4). */
+/* An affine 3-vector form of the coordinates, V_i = c0_i + sum over the terms t whose coordinate
+   has component i (coord % 3 == i) of coef[t] q_full[coord[t]]: a material point's position, a
+   material direction F u at a point (its global-axis gradient functions), their differences, or
+   a constant (ground).  Ideal joints' rows are dot products of two of them (F22). */
+#define TD_FORM_TERMS (2 * ANCF3843_NDOF)
+typedef struct {
+  PetscInt  n;
+  PetscInt  coord[TD_FORM_TERMS];
+  PetscReal coef[TD_FORM_TERMS];
+  PetscReal c0[3];
+} TdVectorForm;
+
+/* One constraint row: sum_t coef[t] q_full[coord[t]] = b(t) (formulation.md §4), or, for kinds 4
+   and 5, Phi(q) = 0 with the coefficients dPhi/dq from the state (TdConstraintRowCoefficients). */
+#define TD_ROW_TERMS (2 * TD_FORM_TERMS)
 typedef struct {
   PetscInt  nterms;
-  PetscInt  coord[ANCF3843_NDOF];
-  PetscReal coef[ANCF3843_NDOF];
-  PetscInt  joint;      /* owning joint */
+  PetscInt  coord[TD_ROW_TERMS];
+  PetscReal coef[TD_ROW_TERMS];
+  PetscInt  joint;      /* owning joint, or -1 */
   PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t); 2, 3: spin b0 cos, b0 sin;
-                           4: orthonormality a_i . a_j = b0 of a free body (F21), coefficients
-                           from the state (TdConstraintRowCoefficients) */
+                           4: orthonormality a_i . a_j = b0 of a free body (F21);
+                           5: U . W = b0 of two vector forms (F22) */
   PetscInt  slope[2];   /* kind 4: i, j; coord holds a_i's then (i != j) a_j's coordinates */
+  TdVectorForm *form[2]; /* kind 5: U and W (owned); coord holds U's terms then W's */
   PetscReal b0;
 } TdConstraintRow;
 
@@ -232,12 +255,23 @@ PetscReal TdLoadPressure(const TdLoad *load, PetscReal t);
 void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot);
 /* Crank-slider kinematics x_P(t) relative to the crank centre (formulation.md §4). */
 void TdCrankSlider(const TdJoint *joint, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot);
-/* Kind-4 rows (F21): their coefficients dPhi/dq at the full coordinates q (nterms of them); other
-   rows: row->coef. */
+/* Kind-4 and kind-5 rows (F21, F22): their coefficients dPhi/dq at the full coordinates q (nterms
+   of them); other rows: row->coef. */
 void TdConstraintRowCoefficients(const TdConstraintRow *row, const PetscReal q[], PetscReal coef[]);
 /* Free rigid body (F21): the position of material point X (reference coordinates) in the full
    coordinates q. */
 void TdFreeBodyPoint(const TdBody *body, const PetscReal q[], const PetscReal X[3], PetscReal x[3]);
+/* Kind-5 rows (F22): the two forms' values at q (full coordinates), without the constants when
+   q holds rates (rates = PETSC_TRUE); the Hessian entries lambda d^2Phi/dq^2: their count, their
+   full-coordinate rows and columns, and their values times scale, in one order. */
+void       TdRowFormValues(const TdConstraintRow *row, const PetscReal q[], PetscBool rates, PetscReal U[3], PetscReal W[3]);
+PetscCount TdRowHessianEntries(const TdConstraintRow *row);
+void       TdRowHessianPattern(const TdConstraintRow *row, PetscInt ci[], PetscInt cj[]);
+void       TdRowHessianValues(const TdConstraintRow *row, PetscReal scale, PetscReal v[]);
+/* Ideal joints (F22): the reaction force and moment on the first body and, for a revolute, the
+   relative angle (unwrapped from the joint's last value) at the coordinates q with the
+   multipliers lambda (physical units). */
+void TdJointIdealOutput(TdModel model, PetscInt j, const PetscReal q[], const PetscReal lambda[], PetscReal force[3], PetscReal moment[3], PetscReal *angle);
 /* Spin drive angle about its axis and its rates at t (F20). */
 void TdSpinAngle(const TdJoint *joint, PetscReal t, PetscReal *theta, PetscReal *thetadot, PetscReal *thetaddot);
 

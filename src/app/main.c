@@ -78,7 +78,10 @@ static const char option_reference[] =
   "  -<l>_frequency <0> [Hz], -<l>_phase <0> [deg]: harmonic: sin(2 pi f (t - start) + phase)\n"
   "  -<l>_table <none>: CSV time [s], force [N] (scales the direction of -<l>_force or -<l>_torque) or pressure [Pa]\n"
   "Joints (-joints a,b)\n"
-  "  -<j>_type <point>: point (hold components of a material point), crank_slider (drive) or spin (turn a body about a fixed axis)\n"
+  "  -<j>_type <point>: point (hold components of a material point), crank_slider (drive), spin (turn a body about a fixed axis),\n"
+  "   or an ideal joint between two bodies (F22): spherical, revolute, universal, fixed, distance, cylindrical, prismatic\n"
+  "  -<j>_bodies A,B: ideal joint: the two bodies (ground for the fixed frame; reactions are those on A); -<j>_point x,y,z [m];\n"
+  "   -<j>_axis <0,0,1>: revolute, universal (the axis on A), fixed, cylindrical, prismatic; -<j>_point2 x,y,z [m]: distance: the point on B\n"
   "  -<j>_body, -<j>_point x,y,z [m]; -<j>_components <x,y,z> (point)\n"
   "  -<j>_crank_radius <0.1> [m], -<j>_rod_ratio <0.64>, -<j>_rpm <60> [r/min], -<j>_theta0 <90> [deg], -<j>_offset <0> [m] (crank_slider)\n"
   "  -<j>_axis <0,0,1>, -<j>_rpm <60> [r/min], -<j>_ramp <a quarter turn's time> [s] (spin: speed ramped from rest; translation and tilt stay free)\n"
@@ -114,6 +117,7 @@ static const char option_reference[] =
 typedef struct {
   PetscInt  sensor0, energy_k, energy_s, joint0, newton, linear, wall;
   PetscInt *body;   /* nbodies: position series, -1 for bodies without cells */
+  PetscInt *jmoment, *jangle; /* njoints: ideal joints' moment and (revolute) angle series, else -1 */
   PetscInt *film;   /* TD_FILM_SERIES per film: pressure, h, asperity pressure (field series), load,
                        friction, h_min, position (field series, -1: static frame), p_max,
                        film_fraction (field series, JFO films; else -1) */
@@ -143,6 +147,16 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
     PetscCall(PetscSNPrintf(name, sizeof name, "/joints/%s/reaction", m->joints[j].name));
     PetscCall(TdOutputAddSeries(out, name, 3, &id));
     if (j == 0) ids->joint0 = id;
+  }
+  PetscCall(PetscMalloc2(PetscMax(m->njoints, 1), &ids->jmoment, PetscMax(m->njoints, 1), &ids->jangle));
+  for (PetscInt j = 0; j < m->njoints; j++) {
+    ids->jmoment[j] = ids->jangle[j] = -1;
+    if (m->joints[j].type < TD_JOINT_SPHERICAL) continue;
+    PetscCall(PetscSNPrintf(name, sizeof name, "/joints/%s/moment", m->joints[j].name));
+    PetscCall(TdOutputAddSeries(out, name, 3, &ids->jmoment[j]));
+    if (m->joints[j].type != TD_JOINT_REVOLUTE) continue;
+    PetscCall(PetscSNPrintf(name, sizeof name, "/joints/%s/angle", m->joints[j].name));
+    PetscCall(TdOutputAddSeries(out, name, 1, &ids->jangle[j]));
   }
   PetscCall(TdOutputAddSeries(out, "/solver/newton_iterations", 1, &ids->newton));
   PetscCall(TdOutputAddSeries(out, "/solver/linear_iterations", 1, &ids->linear));
@@ -229,6 +243,12 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   for (PetscInt j = 0; j < m->njoints; j++) {
     TdSolverJointReaction(s, j, row);
     PetscCall(TdOutputSetSeries(out, ids->joint0 + j, row));
+    if (ids->jmoment[j] >= 0) { /* ideal joints (F22): the moment on the first body, a revolute's angle */
+      PetscReal f[3], mom[3], ang;
+      TdJointIdealOutput(m, j, s->q, s->lambda, f, mom, ids->jangle[j] >= 0 ? &ang : NULL);
+      PetscCall(TdOutputSetSeries(out, ids->jmoment[j], mom));
+      if (ids->jangle[j] >= 0) PetscCall(TdOutputSetSeries(out, ids->jangle[j], &ang));
+    }
   }
   row[0] = (PetscReal)s->newton_its;
   PetscCall(TdOutputSetSeries(out, ids->newton, row));
@@ -695,6 +715,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscFree(resume));
   PetscCall(PetscFree(ids.body));
+  PetscCall(PetscFree2(ids.jmoment, ids.jangle));
   PetscCall(PetscFree(ids.film));
   PetscCall(Finish(&solver, &model));
   PetscCall(PetscFinalize());

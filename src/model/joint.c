@@ -10,7 +10,7 @@
 #include <tribodyn/options.h>
 #include <string.h>
 
-static const char *const joint_types[] = {"point", "crank_slider", "spin", NULL};
+static const char *const joint_types[] = {"point", "crank_slider", "spin", "spherical", "revolute", "universal", "fixed", "distance", "cylindrical", "prismatic", NULL};
 
 /* x_P - x_c = r cos(th) + l cos(phi), sin(phi) = lambda sin(th) - e/l (formulation.md §4). */
 void TdCrankSlider(const TdJoint *j, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot)
@@ -45,7 +45,7 @@ void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, Pe
 {
   const TdConstraintRow *row = &model->rows[r];
   (void)t;
-  if (row->kind == 4) { /* orthonormality: its second rate depends on the state (the residual forms it) */
+  if (row->kind == 4 || row->kind == 5) { /* orthonormality, dot rows: their second rate depends on the state (the residual forms it) */
     *b     = row->b0;
     *bdot  = 0;
     *bddot = 0;
@@ -100,15 +100,19 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
   {
     PetscInt nfree_bodies = 0;
     for (PetscInt b = 0; b < model->nbodies; b++) nfree_bodies += model->bodies[b].type == TD_BODY_FREE;
-    PetscCall(PetscCalloc1(3 * PetscMax(nj, 1) + 6 * nfree_bodies, &model->rows));
+    PetscCall(PetscCalloc1(6 * PetscMax(nj, 1) + 6 * nfree_bodies, &model->rows));
   }
   model->nrows = 0;
   for (PetscInt j = 0; j < nj; j++) {
     TdJoint  *joint = &model->joints[j];
     PetscInt  b, type;
     PetscCall(PetscStrncpy(joint->name, names[j], TD_NAME_LEN));
-    PetscCall(TdOptionsEnum(joint->name, "type", "point: hold components of a material point; crank_slider: drive (formulation §4); spin: turn the body about a fixed axis direction (F20)", joint_types, 0, &type, NULL));
+    PetscCall(TdOptionsEnum(joint->name, "type", "point: hold components of a material point; crank_slider: drive (formulation §4); spin: turn the body about a fixed axis direction (F20); spherical, revolute, universal, fixed, distance, cylindrical, prismatic: ideal joints between -<j>_bodies A,B (F22)", joint_types, 0, &type, NULL));
     joint->type = (TdJointType)type;
+    if (joint->type >= TD_JOINT_SPHERICAL) { /* between two bodies (joint_ideal.c) */
+      PetscCall(TdJointIdealFromOptionsInternal(model, j));
+      continue;
+    }
     PetscCall(TdModelReadPointInternal(model, joint->name, "joint", &b, &joint->point));
     if (joint->type == TD_JOINT_POINT) {
       char    (*comps)[64];
@@ -234,6 +238,13 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
 
 void TdConstraintRowCoefficients(const TdConstraintRow *row, const PetscReal q[], PetscReal coef[])
 {
+  if (row->kind == 5) { /* U . W: dPhi/dq = coef_U W_i on U's terms, coef_W U_i on W's */
+    PetscReal U[3], W[3];
+    TdRowFormValues(row, q, PETSC_FALSE, U, W);
+    for (PetscInt t = 0; t < row->form[0]->n; t++) coef[t] = row->form[0]->coef[t] * W[row->form[0]->coord[t] % 3];
+    for (PetscInt t = 0; t < row->form[1]->n; t++) coef[row->form[0]->n + t] = row->form[1]->coef[t] * U[row->form[1]->coord[t] % 3];
+    return;
+  }
   if (row->kind != 4) {
     for (PetscInt t = 0; t < row->nterms; t++) coef[t] = row->coef[t];
     return;

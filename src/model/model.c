@@ -94,6 +94,10 @@ PetscErrorCode TdModelDestroy(TdModel *model)
   PetscCall(PetscFree(m->loads));
   PetscCall(PetscFree(m->joints));
   PetscCall(PetscFree(m->sensors));
+  for (PetscInt r = 0; r < m->nrows; r++) {
+    PetscCall(PetscFree(m->rows[r].form[0]));
+    PetscCall(PetscFree(m->rows[r].form[1]));
+  }
   PetscCall(PetscFree(m->rows));
   if (m->nfull) PetscCall(PetscFree2(m->free_index, m->q_ref));
   if (m->nelements) PetscCall(PetscFree2(m->element_body, m->element_cell));

@@ -37,6 +37,7 @@ PetscErrorCode TdModelReadPointInternal(TdModel model, const char prefix[], cons
 /* Loads (load.c), joints and their constraint rows (joint.c), sensors (sensor.c): the n named
    in names, read after the bodies and their coordinates. */
 PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*names)[64]);
+PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j);
 PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*names)[64]);
 PetscErrorCode TdSensorsFromOptionsInternal(TdModel model, PetscInt ns, char (*names)[64]);
 

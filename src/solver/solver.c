@@ -78,6 +78,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       nc += s->nncp + 2 * s->njfo;
       nc += (PetscInt)LoadEntries(model);
       for (PetscInt b = 0; b < model->nbodies; b++) nc += model->bodies[b].type == TD_BODY_FREE ? 144 : 0;
+      for (PetscInt r = 0; r < model->nrows; r++) nc += (PetscInt)TdRowHessianEntries(&model->rows[r]);
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
     PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, (PetscCount)nloc * NDOF * NDOF, s->nfilm_coo, nc));
@@ -152,6 +153,18 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
             ci[k] = model->free_index[base + i];
             cj[k] = model->free_index[base + j];
           }
+      }
+      /* dot rows of ideal joints (F22): their multipliers' Hessians */
+      for (PetscInt r = 0; r < model->nrows; r++) {
+        const PetscCount nh = TdRowHessianEntries(&model->rows[r]);
+        if (!nh) continue;
+        TdRowHessianPattern(&model->rows[r], &ci[k], &cj[k]);
+        for (PetscCount h = 0; h < nh; h++) {
+          ci[k + h] = model->free_index[ci[k + h]];
+          cj[k + h] = model->free_index[cj[k + h]];
+          if (ci[k + h] < 0 || cj[k + h] < 0) ci[k + h] = cj[k + h] = -1;
+        }
+        k += (PetscInt)nh;
       }
     }
     if (!s->J) {
@@ -901,13 +914,26 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     for (PetscInt c = 0; c < (rank == 0 ? m->nrows : 0); c++) {
       const TdConstraintRow *row = &m->rows[c];
       const PetscReal        lam = s->row_scale * u[m->row_offset + c];
-      PetscReal              b, bd, bdd, phi = 0, coef[NDOF];
+      PetscReal              b, bd, bdd, phi = 0, coef[TD_ROW_TERMS];
       const PetscReal       *x = s->mode == TD_MODE_ACCELERATION ? s->qdd1 : s->q1;
       TdConstraintTarget(m, c, t1, &b, &bd, &bdd);
       TdConstraintRowCoefficients(row, s->q1, coef);
       for (PetscInt k = 0; k < row->nterms; k++) {
         rf[row->coord[k]] += coef[k] * lam;
         phi += coef[k] * x[row->coord[k]];
+      }
+      if (row->kind == 5) {
+        /* dot rows of ideal joints (F22): U . W - b0; in the initial accelerations
+           U'' . W + U . W'' + 2 U' . W' (phi holds the first two) */
+        PetscReal U[3], W[3];
+        if (s->mode == TD_MODE_ACCELERATION) {
+          TdRowFormValues(row, s->v1, PETSC_TRUE, U, W);
+          r[m->row_offset + c] = s->row_scale * (phi + 2 * (U[0] * W[0] + U[1] * W[1] + U[2] * W[2]));
+        } else {
+          TdRowFormValues(row, s->q1, PETSC_FALSE, U, W);
+          r[m->row_offset + c] = s->row_scale * (U[0] * W[0] + U[1] * W[1] + U[2] * W[2] - row->b0);
+        }
+        continue;
       }
       if (row->kind == 4) {
         /* orthonormality (F21): a_i . a_j - delta_ij; in the initial accelerations its second
@@ -1057,7 +1083,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       }
       for (PetscInt c = 0; c < m->nrows; c++) {
         const TdConstraintRow *row = &m->rows[c];
-        PetscReal              coef[NDOF];
+        PetscReal              coef[TD_ROW_TERMS];
         TdConstraintRowCoefficients(row, s->q1, coef);
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * coef[t];
         s->coo_v[k++] = 0; /* the diagonal */
@@ -1127,6 +1153,12 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
           (void)base;
           for (PetscInt i = 0; i < 12; i++)
             for (PetscInt j = 0; j < 12; j++, k++) s->coo_v[k] = B[i][j];
+        }
+        for (PetscInt c = 0; c < m->nrows; c++) { /* dot rows' Hessians, ce lambda d^2Phi/dq^2 */
+          const PetscCount nh = TdRowHessianEntries(&m->rows[c]);
+          if (!nh) continue;
+          TdRowHessianValues(&m->rows[c], ce * s->row_scale * PetscRealPart(uu[m->row_offset + c]), &s->coo_v[k]);
+          k += nh;
         }
         PetscCall(VecRestoreArrayRead(s->Useq, &uu));
       }
@@ -1799,7 +1831,10 @@ void TdSolverJointReaction(TdSolver s, PetscInt j, PetscReal f[3])
   const TdJoint *joint = &s->model->joints[j];
   PetscInt       r     = joint->first_row;
   f[0] = f[1] = f[2] = 0;
-  if (joint->type == TD_JOINT_POINT) {
+  if (joint->type >= TD_JOINT_SPHERICAL) {
+    PetscReal mom[3];
+    TdJointIdealOutput(s->model, j, s->q, s->lambda, f, mom, NULL);
+  } else if (joint->type == TD_JOINT_POINT) {
     for (PetscInt c = 0; c < 3; c++)
       if (joint->component[c]) f[c] = -s->lambda[r++];
   } else {

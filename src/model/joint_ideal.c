@@ -1,0 +1,281 @@
+/*
+  Ideal joints between two bodies, or a body and ground (model.h, formulation.md (F22)):
+  spherical, revolute, universal, fixed, distance, cylindrical and prismatic, for any pair of
+  ANCF bodies and free rigid bodies.  Every row is linear in the coordinates (the spherical
+  rows: the two material points' positions agree) or the dot product of two affine vector forms
+  U . W = b0 (kind 5): a material direction F u at the joint point (the point's global-axis
+  gradient functions, which for a free rigid body are its axes), the vector between the two
+  material points, or a constant on ground.  Such a row's Jacobian comes from the state, and its
+  multiplier's Hessian, lambda (dU/dq^T dW/dq + dW/dq^T dU/dq), enters the bodies' blocks.
+*/
+#include "model_private.h"
+#include <tribodyn/options.h>
+#include <tribodyn/vec3.h>
+#include <string.h>
+
+/* F u at the joint point of side s as a form (ground: the constant u) */
+static void FormDirection(const TdJoint *j, PetscInt s, const PetscReal u[3], PetscReal sign, TdVectorForm *f)
+{
+  if (j->body[s] < 0) {
+    for (PetscInt i = 0; i < 3; i++) f->c0[i] += sign * u[i];
+    return;
+  }
+  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
+    const PetscReal g = u[0] * j->at[s].G[0][k] + u[1] * j->at[s].G[1][k] + u[2] * j->at[s].G[2][k];
+    if (g == 0) continue;
+    for (PetscInt i = 0; i < 3; i++) {
+      f->coord[f->n]  = j->at[s].coord[3 * k + i];
+      f->coef[f->n++] = sign * g;
+    }
+  }
+}
+
+/* the position of side s's material point as a form (ground: the point X) */
+static void FormPosition(const TdJoint *j, PetscInt s, const PetscReal X[3], PetscReal sign, TdVectorForm *f)
+{
+  if (j->body[s] < 0) {
+    for (PetscInt i = 0; i < 3; i++) f->c0[i] += sign * X[i];
+    return;
+  }
+  for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
+    if (j->at[s].S[k] == 0) continue;
+    for (PetscInt i = 0; i < 3; i++) {
+      f->coord[f->n]  = j->at[s].coord[3 * k + i];
+      f->coef[f->n++] = sign * j->at[s].S[k];
+    }
+  }
+}
+
+static PetscReal FormComponent(const TdVectorForm *f, const PetscReal q[], PetscBool rates, PetscInt i)
+{
+  PetscReal v = rates ? 0 : f->c0[i];
+  for (PetscInt t = 0; t < f->n; t++)
+    if (f->coord[t] % 3 == i) v += f->coef[t] * q[f->coord[t]];
+  return v;
+}
+
+void TdRowFormValues(const TdConstraintRow *row, const PetscReal q[], PetscBool rates, PetscReal U[3], PetscReal W[3])
+{
+  for (PetscInt i = 0; i < 3; i++) {
+    U[i] = FormComponent(row->form[0], q, rates, i);
+    W[i] = FormComponent(row->form[1], q, rates, i);
+  }
+}
+
+PetscCount TdRowHessianEntries(const TdConstraintRow *row)
+{
+  PetscCount n = 0;
+  if (row->kind != 5) return 0;
+  for (PetscInt t = 0; t < row->form[0]->n; t++)
+    for (PetscInt s = 0; s < row->form[1]->n; s++) n += row->form[0]->coord[t] % 3 == row->form[1]->coord[s] % 3 ? 2 : 0;
+  return n;
+}
+
+void TdRowHessianPattern(const TdConstraintRow *row, PetscInt ci[], PetscInt cj[])
+{
+  PetscCount k = 0;
+  for (PetscInt t = 0; t < row->form[0]->n; t++)
+    for (PetscInt s = 0; s < row->form[1]->n; s++) {
+      const PetscInt a = row->form[0]->coord[t], b = row->form[1]->coord[s];
+      if (a % 3 != b % 3) continue;
+      ci[k] = a, cj[k++] = b;
+      ci[k] = b, cj[k++] = a;
+    }
+}
+
+void TdRowHessianValues(const TdConstraintRow *row, PetscReal scale, PetscReal v[])
+{
+  PetscCount k = 0;
+  for (PetscInt t = 0; t < row->form[0]->n; t++)
+    for (PetscInt s = 0; s < row->form[1]->n; s++) {
+      if (row->form[0]->coord[t] % 3 != row->form[1]->coord[s] % 3) continue;
+      v[k++] = scale * row->form[0]->coef[t] * row->form[1]->coef[s];
+      v[k++] = scale * row->form[0]->coef[t] * row->form[1]->coef[s];
+    }
+}
+
+/* a linear row: component i of W (U unused), held at its reference value */
+static PetscErrorCode AddLinearRow(TdModel model, PetscInt j, const TdVectorForm *f, PetscInt i)
+{
+  TdConstraintRow *row = &model->rows[model->nrows++];
+  PetscFunctionBegin;
+  row->kind   = 0;
+  row->joint  = j;
+  row->nterms = 0;
+  for (PetscInt t = 0; t < f->n; t++)
+    if (f->coord[t] % 3 == i) {
+      row->coord[row->nterms]  = f->coord[t];
+      row->coef[row->nterms++] = f->coef[t];
+    }
+  /* the row's value in the reference configuration (the constant moves to the right side) */
+  row->b0 = 0;
+  for (PetscInt t = 0; t < row->nterms; t++) row->b0 += row->coef[t] * model->q_ref[row->coord[t]];
+  PetscFunctionReturn(0);
+}
+
+/* a kind-5 row U . W = its reference value */
+static PetscErrorCode AddDotRow(TdModel model, PetscInt j, const TdVectorForm *U, const TdVectorForm *W)
+{
+  TdConstraintRow *row = &model->rows[model->nrows++];
+  PetscReal        u[3], w[3];
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&row->form[0]));
+  PetscCall(PetscNew(&row->form[1]));
+  *row->form[0] = *U;
+  *row->form[1] = *W;
+  row->kind     = 5;
+  row->joint    = j;
+  row->nterms   = U->n + W->n;
+  for (PetscInt t = 0; t < U->n; t++) row->coord[t] = U->coord[t];
+  for (PetscInt t = 0; t < W->n; t++) row->coord[U->n + t] = W->coord[t];
+  TdRowFormValues(row, model->q_ref, PETSC_FALSE, u, w);
+  row->b0 = vec3_dot(u, w);
+  TdConstraintRowCoefficients(row, model->q_ref, row->coef);
+  PetscFunctionReturn(0);
+}
+
+/* two unit vectors normal to u and to each other (right-handed with it) */
+static void Normals(const PetscReal u[3], PetscReal v1[3], PetscReal v2[3])
+{
+  const PetscInt ex = PetscAbsReal(u[0]) < 0.9 ? 0 : 1;
+  PetscReal      n;
+  for (PetscInt i = 0; i < 3; i++) v1[i] = (i == ex) - u[i] * u[ex];
+  n = vec3_norm(v1);
+  for (PetscInt i = 0; i < 3; i++) v1[i] /= n;
+  vec3_cross(u, v1, v2);
+}
+
+PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
+{
+  TdJoint     *joint = &model->joints[j];
+  const char  *p     = joint->name;
+  char       (*names)[64];
+  PetscInt     nb;
+  PetscReal    X[3], X2[3], axis[3] = {0, 0, 1};
+  PetscBool    has_point, has_point2;
+  TdVectorForm U, W;
+  char         opt[256], what[256];
+  PetscFunctionBegin;
+  PetscCall(TdOptionsNameList(p, "bodies", "ideal joint: the two bodies A,B (ground for the fixed frame); reactions are those on A", &nb, &names));
+  PetscCall(TdOptionsRealArray(p, "point", "ideal joint: the joint point (reference configuration; distance: the point on A)", "m", 3, NULL, X, &has_point));
+  PetscCall(TdOptionsRealArray(p, "point2", "distance joint: the point on B (reference configuration)", "m", 3, NULL, X2, &has_point2));
+  PetscCall(TdOptionsRealArray(p, "axis", "revolute, cylindrical, prismatic, universal, fixed: the joint axis (reference configuration; universal: the axis on A)", NULL, 3, axis, axis, NULL));
+  if (TdOptionsHelpRequested()) {
+    PetscCall(PetscFree(names));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_bodies", p));
+  if (nb != 2) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: an ideal joint joins two bodies, A,B (ground for the fixed frame); got %" PetscInt_FMT " names", opt, nb);
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscBool ground;
+    PetscCall(PetscStrcmp(names[s], "ground", &ground));
+    joint->body[s] = -1;
+    if (ground) continue;
+    PetscCall(TdModelFindBodyInternal(model, names[s], opt, &joint->body[s]));
+    if (model->bodies[joint->body[s]].type == TD_BODY_RIGID) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' moves as prescribed; joints join ancf bodies, free rigid bodies (-%s_motion free) and ground", opt, names[s], names[s]);
+  }
+  if (joint->body[0] < 0 && joint->body[1] < 0) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: both bodies are ground; a joint needs at least one body", opt);
+  if (joint->body[0] >= 0 && joint->body[0] == joint->body[1]) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: a joint joins two different bodies (got '%s' twice)", opt, names[0]);
+  PetscCall(PetscFree(names));
+  PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_point", p));
+  if (!has_point) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Joint '%s' has no joint point: set %s x,y,z", p, opt);
+  if (joint->type == TD_JOINT_DISTANCE && !has_point2) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Joint '%s' is a distance joint: set -%s_point2 x,y,z, its point on the second body", p, p);
+  if (joint->type != TD_JOINT_DISTANCE)
+    for (PetscInt i = 0; i < 3; i++) X2[i] = X[i];
+  {
+    const PetscReal na = vec3_norm(axis);
+    if (!(na > 1e-12)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_axis: the axis has zero length; give its direction ax,ay,az", p);
+    for (PetscInt i = 0; i < 3; i++) joint->u[i] = axis[i] / na;
+    Normals(joint->u, joint->v1, joint->v2);
+  }
+  for (PetscInt s = 0; s < 2; s++)
+    if (joint->body[s] >= 0) {
+      PetscCall(PetscSNPrintf(what, sizeof what, "Option -%s_%s of joint '%s'", p, s == 0 ? "point" : (joint->type == TD_JOINT_DISTANCE ? "point2" : "point"), p));
+      PetscCall(TdModelMaterialPoint(model, joint->body[s], s == 0 ? X : X2, what, &joint->at[s]));
+    }
+  joint->first_row = model->nrows;
+  /* positions: x_B - x_A */
+  PetscCall(PetscMemzero(&W, sizeof W));
+  FormPosition(joint, 1, X2, 1, &W);
+  FormPosition(joint, 0, X, -1, &W);
+  if (joint->type == TD_JOINT_DISTANCE) {
+    PetscCall(AddDotRow(model, j, &W, &W)); /* |x_B - x_A|^2 = d^2 */
+    joint->nforce         = 0;
+    joint->first_rotation = 1;
+  } else if (joint->type == TD_JOINT_CYLINDRICAL || joint->type == TD_JOINT_PRISMATIC) {
+    /* the vector between the points stays along the axis of A: (x_B - x_A) . F_A v_m = 0 */
+    for (PetscInt m = 0; m < 2; m++) {
+      PetscCall(PetscMemzero(&U, sizeof U));
+      FormDirection(joint, 0, m ? joint->v2 : joint->v1, 1, &U);
+      PetscCall(AddDotRow(model, j, &W, &U));
+    }
+    joint->nforce         = 0;
+    joint->first_rotation = 2;
+  } else {
+    for (PetscInt i = 0; i < 3; i++) PetscCall(AddLinearRow(model, j, &W, i));
+    joint->nforce         = 3;
+    joint->first_rotation = 3;
+  }
+  /* rotations: F_A u . F_B v_m = 0 (the axes stay aligned), F_A v1 . F_B v2 = 0 (no turn about it) */
+  {
+    const PetscBool axis_rows = joint->type == TD_JOINT_REVOLUTE || joint->type == TD_JOINT_FIXED || joint->type == TD_JOINT_CYLINDRICAL || joint->type == TD_JOINT_PRISMATIC;
+    const PetscBool turn_row  = joint->type == TD_JOINT_FIXED || joint->type == TD_JOINT_PRISMATIC;
+    if (axis_rows || joint->type == TD_JOINT_UNIVERSAL)
+      for (PetscInt m = 0; m < (joint->type == TD_JOINT_UNIVERSAL ? 1 : 2); m++) {
+        PetscCall(PetscMemzero(&U, sizeof U));
+        PetscCall(PetscMemzero(&W, sizeof W));
+        FormDirection(joint, 0, joint->u, 1, &U);
+        FormDirection(joint, 1, m ? joint->v2 : joint->v1, 1, &W);
+        PetscCall(AddDotRow(model, j, &U, &W));
+      }
+    if (turn_row) {
+      PetscCall(PetscMemzero(&U, sizeof U));
+      PetscCall(PetscMemzero(&W, sizeof W));
+      FormDirection(joint, 0, joint->v1, 1, &U);
+      FormDirection(joint, 1, joint->v2, 1, &W);
+      PetscCall(AddDotRow(model, j, &U, &W));
+    }
+  }
+  joint->nrows = model->nrows - joint->first_row;
+  PetscFunctionReturn(0);
+}
+
+void TdJointIdealOutput(TdModel model, PetscInt j, const PetscReal q[], const PetscReal lambda[], PetscReal force[3], PetscReal moment[3], PetscReal *angle)
+{
+  TdJoint *joint = &model->joints[j];
+  force[0] = force[1] = force[2] = moment[0] = moment[1] = moment[2] = 0;
+  /* spherical rows x_B - x_A = 0: the force on A is +lambda (R = ... + Phi_q^T lambda) */
+  for (PetscInt i = 0; i < joint->nforce; i++) force[i] = lambda[joint->first_row + i];
+  for (PetscInt r = joint->first_row + joint->nforce; r < joint->first_row + joint->nrows; r++) {
+    const TdConstraintRow *row = &model->rows[r];
+    PetscReal              U[3], W[3], c[3];
+    if (r < joint->first_row + joint->first_rotation) continue;
+    /* a rotation row F_A u . F_B v: a turn dth of A changes it by dth . (U x W), so the row's
+       constraint force, -lambda dPhi/dq, is the moment -lambda U x W on A */
+    TdRowFormValues(row, q, PETSC_FALSE, U, W);
+    vec3_cross(U, W, c);
+    for (PetscInt i = 0; i < 3; i++) moment[i] -= lambda[r] * c[i];
+  }
+  if (angle) {
+    PetscReal a1[3], b1[3], ua[3], c[3], th, d;
+    TdVectorForm A1, B1, UA;
+    memset(&A1, 0, sizeof A1);
+    memset(&B1, 0, sizeof B1);
+    memset(&UA, 0, sizeof UA);
+    FormDirection(joint, 0, joint->v1, 1, &A1);
+    FormDirection(joint, 1, joint->v1, 1, &B1);
+    FormDirection(joint, 0, joint->u, 1, &UA);
+    for (PetscInt i = 0; i < 3; i++) {
+      a1[i] = FormComponent(&A1, q, PETSC_FALSE, i);
+      b1[i] = FormComponent(&B1, q, PETSC_FALSE, i);
+      ua[i] = FormComponent(&UA, q, PETSC_FALSE, i);
+    }
+    vec3_cross(a1, b1, c);
+    th = PetscAtan2Real(vec3_dot(c, ua) / PetscMax(vec3_norm(ua), 1e-300), vec3_dot(a1, b1));
+    d  = th - joint->angle_prev;
+    d -= 2 * PETSC_PI * PetscFloorReal((d + PETSC_PI) / (2 * PETSC_PI));
+    joint->angle += d;
+    joint->angle_prev = th;
+    *angle            = joint->angle;
+  }
+}
