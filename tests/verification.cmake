@@ -44,3 +44,5 @@ tribodyn_python_test(traction_loads verification/traction_loads.py verification 
 tribodyn_python_test(rigid_bodies verification/rigid_bodies.py verification input)
 # ideal joints between bodies: a double pendulum against RK4, Jacobians of every joint type, bad input
 tribodyn_python_test(ideal_joints verification/ideal_joints.py verification input)
+# the spin-up beam (Simo & Vu-Quoc 1986) turned by a speed motor: hub angle, centrifugal stretch, the tip lag printed
+tribodyn_python_test(spin_up_beam verification/spin_up_beam.py verification)

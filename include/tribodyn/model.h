@@ -99,6 +99,7 @@ typedef struct {
   PetscInt load, face;
 } TdElementLoad;
 
+typedef enum { TD_MOTOR_NONE, TD_MOTOR_ANGLE, TD_MOTOR_SPEED, TD_MOTOR_TORQUE, TD_MOTOR_POSITION, TD_MOTOR_FORCE } TdMotorType;
 typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER, TD_JOINT_SPIN, TD_JOINT_SPHERICAL, TD_JOINT_REVOLUTE, TD_JOINT_UNIVERSAL, TD_JOINT_FIXED, TD_JOINT_DISTANCE, TD_JOINT_CYLINDRICAL, TD_JOINT_PRISMATIC } TdJointType;
 
 typedef struct {
@@ -118,6 +119,9 @@ typedef struct {
   PetscInt        nforce;         /* rows whose multipliers are the reaction force (the first) */
   PetscInt        first_rotation; /* its rows from this one on hold its rotations */
   PetscReal       angle, angle_prev; /* revolute: unwrapped relative angle [rad] */
+  PetscInt        motor;          /* TdMotorType: none, angle, speed, torque (revolute), position, speed, force (prismatic) */
+  PetscReal       motor_value;    /* its value V [rad, rad/s, N m, m, m/s, N]: the quantity is V f(t) */
+  TdLoad          motor_profile;  /* f(t): the profile, its start, duration and table (-<j>_motor_...) */
   PetscInt        first_row, nrows;
 } TdJoint;
 
@@ -148,9 +152,13 @@ typedef struct {
   PetscInt  joint;      /* owning joint, or -1 */
   PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t); 2, 3: spin b0 cos, b0 sin;
                            4: orthonormality a_i . a_j = b0 of a free body (F21);
-                           5: U . W = b0 of two vector forms (F22) */
+                           5: U . W = b0 of two vector forms (F22);
+                           6: cos(th) U2 . W - sin(th) U1 . W = 0, a motor's turn (F23) */
   PetscInt  slope[2];   /* kind 4: i, j; coord holds a_i's then (i != j) a_j's coordinates */
-  TdVectorForm *form[2]; /* kind 5: U and W (owned); coord holds U's terms then W's */
+  TdVectorForm *form[3]; /* kind 5: U and W (owned), coord holds U's terms then W's; kind 6
+                            (a motor's turn row): U1, W, U2, coord holds U1's, W's, U2's terms */
+  PetscBool driven;     /* kind 5: the target moves with the joint's motor (b0 + s(t)) */
+  PetscReal theta[3];   /* kind 6: the motor angle and its rates at the last update */
   PetscReal b0;
 } TdConstraintRow;
 
@@ -265,6 +273,7 @@ void TdFreeBodyPoint(const TdBody *body, const PetscReal q[], const PetscReal X[
    q holds rates (rates = PETSC_TRUE); the Hessian entries lambda d^2Phi/dq^2: their count, their
    full-coordinate rows and columns, and their values times scale, in one order. */
 void       TdRowFormValues(const TdConstraintRow *row, const PetscReal q[], PetscBool rates, PetscReal U[3], PetscReal W[3]);
+void       TdRowFormValue(const TdVectorForm *f, const PetscReal q[], PetscBool rates, PetscReal V[3]);
 PetscCount TdRowHessianEntries(const TdConstraintRow *row);
 void       TdRowHessianPattern(const TdConstraintRow *row, PetscInt ci[], PetscInt cj[]);
 void       TdRowHessianValues(const TdConstraintRow *row, PetscReal scale, PetscReal v[]);
@@ -272,6 +281,11 @@ void       TdRowHessianValues(const TdConstraintRow *row, PetscReal scale, Petsc
    relative angle (unwrapped from the joint's last value) at the coordinates q with the
    multipliers lambda (physical units). */
 void TdJointIdealOutput(TdModel model, PetscInt j, const PetscReal q[], const PetscReal lambda[], PetscReal force[3], PetscReal moment[3], PetscReal *angle);
+/* Joint motors (F23): the driven quantity's value, rate and second rate at t (an angle or a
+   position: V f, V f', V f'' for angle and position motors, V int f, V f, V f' for speed motors),
+   and the rows' time-dependent parts updated to t (call before a residual or Jacobian). */
+void TdJointMotorTarget(const TdJoint *joint, PetscReal t, PetscReal v[3]);
+void TdJointsUpdate(TdModel model, PetscReal t);
 /* Spin drive angle about its axis and its rates at t (F20). */
 void TdSpinAngle(const TdJoint *joint, PetscReal t, PetscReal *theta, PetscReal *thetadot, PetscReal *thetaddot);
 

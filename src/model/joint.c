@@ -44,8 +44,13 @@ void TdSpinAngle(const TdJoint *j, PetscReal t, PetscReal *th, PetscReal *thd, P
 void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot)
 {
   const TdConstraintRow *row = &model->rows[r];
-  (void)t;
-  if (row->kind == 4 || row->kind == 5) { /* orthonormality, dot rows: their second rate depends on the state (the residual forms it) */
+  if (row->kind == 5 && row->driven) { /* a prismatic motor's slide: b0 + s(t) (F23) */
+    PetscReal v[3];
+    TdJointMotorTarget(&model->joints[row->joint], t, v);
+    *b     = row->b0 + v[0];
+    *bdot  = v[1];
+    *bddot = v[2];
+  } else if (row->kind >= 4) { /* orthonormality, dot rows, turn rows: their second rate depends on the state (the residual forms it) */
     *b     = row->b0;
     *bdot  = 0;
     *bddot = 0;
@@ -238,6 +243,17 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
 
 void TdConstraintRowCoefficients(const TdConstraintRow *row, const PetscReal q[], PetscReal coef[])
 {
+  if (row->kind == 6) { /* cos(th) U2 . W - sin(th) U1 . W */
+    const PetscReal c1 = -PetscSinReal(row->theta[0]), c2 = PetscCosReal(row->theta[0]);
+    const PetscInt  n0 = row->form[0]->n, n1 = row->form[1]->n;
+    PetscReal       U1[3], W[3], U2[3];
+    TdRowFormValues(row, q, PETSC_FALSE, U1, W);
+    TdRowFormValue(row->form[2], q, PETSC_FALSE, U2);
+    for (PetscInt t = 0; t < n0; t++) coef[t] = c1 * row->form[0]->coef[t] * W[row->form[0]->coord[t] % 3];
+    for (PetscInt t = 0; t < n1; t++) coef[n0 + t] = row->form[1]->coef[t] * (c1 * U1[row->form[1]->coord[t] % 3] + c2 * U2[row->form[1]->coord[t] % 3]);
+    for (PetscInt t = 0; t < row->form[2]->n; t++) coef[n0 + n1 + t] = c2 * row->form[2]->coef[t] * W[row->form[2]->coord[t] % 3];
+    return;
+  }
   if (row->kind == 5) { /* U . W: dPhi/dq = coef_U W_i on U's terms, coef_W U_i on W's */
     PetscReal U[3], W[3];
     TdRowFormValues(row, q, PETSC_FALSE, U, W);

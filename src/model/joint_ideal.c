@@ -54,6 +54,11 @@ static PetscReal FormComponent(const TdVectorForm *f, const PetscReal q[], Petsc
   return v;
 }
 
+void TdRowFormValue(const TdVectorForm *f, const PetscReal q[], PetscBool rates, PetscReal V[3])
+{
+  for (PetscInt i = 0; i < 3; i++) V[i] = FormComponent(f, q, rates, i);
+}
+
 void TdRowFormValues(const TdConstraintRow *row, const PetscReal q[], PetscBool rates, PetscReal U[3], PetscReal W[3])
 {
   for (PetscInt i = 0; i < 3; i++) {
@@ -62,36 +67,59 @@ void TdRowFormValues(const TdConstraintRow *row, const PetscReal q[], PetscBool 
   }
 }
 
+/* the (U, W) pairs of a row's Hessian: kind 5: (form0, form1), weight 1; kind 6: (U1 = form0, W =
+   form1) with -sin(th), (U2 = form2, W) with cos(th) */
+static PetscInt HessianPairs(const TdConstraintRow *row, const TdVectorForm *U[2], const TdVectorForm **W, PetscReal w[2])
+{
+  U[0] = row->form[0];
+  *W   = row->form[1];
+  w[0] = 1;
+  if (row->kind != 6) return 1;
+  U[1] = row->form[2];
+  w[0] = -PetscSinReal(row->theta[0]);
+  w[1] = PetscCosReal(row->theta[0]);
+  return 2;
+}
+
 PetscCount TdRowHessianEntries(const TdConstraintRow *row)
 {
-  PetscCount n = 0;
-  if (row->kind != 5) return 0;
-  for (PetscInt t = 0; t < row->form[0]->n; t++)
-    for (PetscInt s = 0; s < row->form[1]->n; s++) n += row->form[0]->coord[t] % 3 == row->form[1]->coord[s] % 3 ? 2 : 0;
+  const TdVectorForm *U[2], *W;
+  PetscReal           w[2];
+  PetscCount          n = 0;
+  if (row->kind != 5 && row->kind != 6) return 0;
+  for (PetscInt pr = 0, np = HessianPairs(row, U, &W, w); pr < np; pr++)
+    for (PetscInt t = 0; t < U[pr]->n; t++)
+      for (PetscInt s = 0; s < W->n; s++) n += U[pr]->coord[t] % 3 == W->coord[s] % 3 ? 2 : 0;
   return n;
 }
 
 void TdRowHessianPattern(const TdConstraintRow *row, PetscInt ci[], PetscInt cj[])
 {
-  PetscCount k = 0;
-  for (PetscInt t = 0; t < row->form[0]->n; t++)
-    for (PetscInt s = 0; s < row->form[1]->n; s++) {
-      const PetscInt a = row->form[0]->coord[t], b = row->form[1]->coord[s];
-      if (a % 3 != b % 3) continue;
-      ci[k] = a, cj[k++] = b;
-      ci[k] = b, cj[k++] = a;
-    }
+  const TdVectorForm *U[2], *W;
+  PetscReal           w[2];
+  PetscCount          k = 0;
+  for (PetscInt pr = 0, np = HessianPairs(row, U, &W, w); pr < np; pr++)
+    for (PetscInt t = 0; t < U[pr]->n; t++)
+      for (PetscInt s = 0; s < W->n; s++) {
+        const PetscInt a = U[pr]->coord[t], b = W->coord[s];
+        if (a % 3 != b % 3) continue;
+        ci[k] = a, cj[k++] = b;
+        ci[k] = b, cj[k++] = a;
+      }
 }
 
 void TdRowHessianValues(const TdConstraintRow *row, PetscReal scale, PetscReal v[])
 {
-  PetscCount k = 0;
-  for (PetscInt t = 0; t < row->form[0]->n; t++)
-    for (PetscInt s = 0; s < row->form[1]->n; s++) {
-      if (row->form[0]->coord[t] % 3 != row->form[1]->coord[s] % 3) continue;
-      v[k++] = scale * row->form[0]->coef[t] * row->form[1]->coef[s];
-      v[k++] = scale * row->form[0]->coef[t] * row->form[1]->coef[s];
-    }
+  const TdVectorForm *U[2], *W;
+  PetscReal           w[2];
+  PetscCount          k = 0;
+  for (PetscInt pr = 0, np = HessianPairs(row, U, &W, w); pr < np; pr++)
+    for (PetscInt t = 0; t < U[pr]->n; t++)
+      for (PetscInt s = 0; s < W->n; s++) {
+        if (U[pr]->coord[t] % 3 != W->coord[s] % 3) continue;
+        v[k++] = scale * w[pr] * U[pr]->coef[t] * W->coef[s];
+        v[k++] = scale * w[pr] * U[pr]->coef[t] * W->coef[s];
+      }
 }
 
 /* a linear row: component i of W (U unused), held at its reference value */
@@ -143,6 +171,131 @@ static void Normals(const PetscReal u[3], PetscReal v1[3], PetscReal v2[3])
   n = vec3_norm(v1);
   for (PetscInt i = 0; i < 3; i++) v1[i] /= n;
   vec3_cross(u, v1, v2);
+}
+
+/* Motors (F23): -<j>_motor angle|speed|torque on a revolute, position|speed|force on a prismatic,
+   the quantity V f(t) with -<j>_motor_value V and the profile f of -<j>_motor_profile
+   constant|ramp|table (-<j>_motor_start, -<j>_motor_duration, -<j>_motor_table). */
+static PetscErrorCode MotorFromOptions(TdModel model, PetscInt j)
+{
+  static const char *const motors[] = {"none", "angle", "speed", "torque", "position", "force", NULL};
+  static const char *const profiles[] = {"constant", "ramp", "table", NULL};
+  TdJoint *joint = &model->joints[j];
+  TdLoad  *mp    = &joint->motor_profile;
+  PetscInt motor, profile;
+  char     prefix[TD_NAME_LEN + 8], table[PETSC_MAX_PATH_LEN], opt[256];
+  PetscBool set, tset;
+  PetscFunctionBegin;
+  PetscCall(TdOptionsEnum(joint->name, "motor", "motor on a revolute (angle [rad], speed [rad/s], torque [N m]) or prismatic joint (position [m], speed [m/s], force [N]), F23", motors, 0, &motor, &set));
+  PetscCall(PetscSNPrintf(prefix, sizeof prefix, "%s_motor", joint->name));
+  PetscCall(TdOptionsReal(prefix, "value", "motor: its value V (the driven quantity is V f(t))", NULL, 1, &joint->motor_value, NULL));
+  PetscCall(TdOptionsEnum(prefix, "profile", "motor: time profile f: constant (1), ramp (0 to 1 over -<j>_motor_duration from -<j>_motor_start), table (CSV time [s], f)", profiles, 0, &profile, NULL));
+  PetscCall(TdOptionsReal(prefix, "start", "motor: start of the ramp", "s", 0, &mp->start, NULL));
+  PetscCall(TdOptionsReal(prefix, "duration", "motor: duration of the ramp", "s", 0, &mp->duration, NULL));
+  PetscCall(TdOptionsString(prefix, "table", "motor: CSV with columns time [s], f", NULL, table, sizeof table, &tset));
+  if (TdOptionsHelpRequested()) PetscFunctionReturn(0);
+  joint->motor    = motor;
+  mp->profile     = profile == 0 ? TD_PROFILE_CONSTANT : (profile == 1 ? TD_PROFILE_RAMP : TD_PROFILE_TABLE);
+  mp->force[0]    = 1; /* a table's values are f itself */
+  if (motor == TD_MOTOR_NONE) PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_motor", joint->name));
+  if (joint->type == TD_JOINT_REVOLUTE && (motor == TD_MOTOR_POSITION || motor == TD_MOTOR_FORCE)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s %s: a revolute joint's motor drives an angle, a speed or a torque", opt, motors[motor]);
+  if (joint->type == TD_JOINT_PRISMATIC && (motor == TD_MOTOR_ANGLE || motor == TD_MOTOR_TORQUE)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s %s: a prismatic joint's motor drives a position, a speed or a force", opt, motors[motor]);
+  if (joint->type != TD_JOINT_REVOLUTE && joint->type != TD_JOINT_PRISMATIC) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option %s: joint '%s' is not a revolute or a prismatic joint; motors drive revolute and prismatic joints", opt, joint->name);
+  if (mp->profile == TD_PROFILE_RAMP && !(mp->duration > 0)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_motor_duration = %g: a ramp needs a positive duration", joint->name, (double)mp->duration);
+  PetscCall(PetscStrncpy(mp->name, prefix, TD_NAME_LEN));
+  if (mp->profile == TD_PROFILE_TABLE) {
+    PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_motor_table", joint->name));
+    if (!tset) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Motor of joint '%s' has profile table but no %s FILE.csv", joint->name, opt);
+    PetscCall(TdLoadReadTableInternal(model, mp, table, opt));
+  }
+  if (motor == TD_MOTOR_ANGLE || (motor == TD_MOTOR_SPEED && joint->type == TD_JOINT_REVOLUTE)) {
+    /* the turn row (kind 6): F_B v1 on cos(th) F_A v1 + sin(th) F_A v2, i.e.
+       cos(th) F_A v2 . F_B v1 - sin(th) F_A v1 . F_B v1 = 0 */
+    TdConstraintRow *row = &model->rows[model->nrows++];
+    PetscCall(PetscNew(&row->form[0]));
+    PetscCall(PetscNew(&row->form[1]));
+    PetscCall(PetscNew(&row->form[2]));
+    FormDirection(joint, 0, joint->v1, 1, row->form[0]);
+    FormDirection(joint, 1, joint->v1, 1, row->form[1]);
+    FormDirection(joint, 0, joint->v2, 1, row->form[2]);
+    row->kind   = 6;
+    row->joint  = j;
+    row->nterms = row->form[0]->n + row->form[1]->n + row->form[2]->n;
+    for (PetscInt t = 0; t < row->form[0]->n; t++) row->coord[t] = row->form[0]->coord[t];
+    for (PetscInt t = 0; t < row->form[1]->n; t++) row->coord[row->form[0]->n + t] = row->form[1]->coord[t];
+    for (PetscInt t = 0; t < row->form[2]->n; t++) row->coord[row->form[0]->n + row->form[1]->n + t] = row->form[2]->coord[t];
+    TdConstraintRowCoefficients(row, model->q_ref, row->coef);
+  } else if (motor == TD_MOTOR_POSITION || motor == TD_MOTOR_SPEED) {
+    /* the slide along the axis: (x_B - x_A) . F_A u = its reference value + s(t) */
+    TdVectorForm U, W;
+    PetscCall(PetscMemzero(&U, sizeof U));
+    PetscCall(PetscMemzero(&W, sizeof W));
+    FormPosition(joint, 1, joint->at[1].X, 1, &W);
+    FormPosition(joint, 0, joint->body[0] >= 0 ? joint->at[0].X : joint->at[1].X, -1, &W);
+    FormDirection(joint, 0, joint->u, 1, &U);
+    PetscCall(AddDotRow(model, j, &W, &U));
+    model->rows[model->nrows - 1].driven = PETSC_TRUE;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* the profile f, its rate (d = 1) and second rate (2), or its integral from 0 (d = -1) */
+static PetscReal Profile(const TdLoad *mp, PetscReal t, PetscInt d)
+{
+  const PetscReal tau = t - mp->start, T = mp->duration;
+  switch (mp->profile) {
+  case TD_PROFILE_RAMP:
+    if (d == 0) return tau <= 0 ? 0 : (tau >= T ? 1 : tau / T);
+    if (d == 1) return tau > 0 && tau < T ? 1 / T : 0;
+    if (d == 2) return 0;
+    return tau <= 0 ? 0 : (tau < T ? 0.5 * tau * tau / T : 0.5 * T + (tau - T));
+  case TD_PROFILE_TABLE: {
+    const PetscInt n = mp->ntable;
+    PetscReal      integral = 0;
+    if (d == 2) return 0;
+    if (t < mp->table_t[0] || t > mp->table_t[n - 1]) {
+      if (d >= 0) return 0;
+      if (t < mp->table_t[0]) return 0;
+    }
+    for (PetscInt k = 0; k + 1 < n; k++) {
+      const PetscReal t0 = mp->table_t[k], t1 = mp->table_t[k + 1], f0 = mp->table_f[k], f1 = mp->table_f[k + 1];
+      if (t >= t1 && d == -1) {
+        integral += 0.5 * (f0 + f1) * (t1 - t0);
+        continue;
+      }
+      if (t < t0 || t > t1) continue;
+      {
+        const PetscReal w = (t - t0) / (t1 - t0), f = (1 - w) * f0 + w * f1;
+        if (d == 0) return f;
+        if (d == 1) return (f1 - f0) / (t1 - t0);
+        return integral + 0.5 * (f0 + f) * (t - t0);
+      }
+    }
+    return d == -1 ? integral : 0;
+  }
+  default: /* constant */
+    return d == 0 ? 1 : (d == -1 ? t : 0);
+  }
+}
+
+void TdJointMotorTarget(const TdJoint *joint, PetscReal t, PetscReal v[3])
+{
+  const PetscReal V = joint->motor_value;
+  if (joint->motor == TD_MOTOR_SPEED) {
+    v[0] = V * Profile(&joint->motor_profile, t, -1);
+    v[1] = V * Profile(&joint->motor_profile, t, 0);
+    v[2] = V * Profile(&joint->motor_profile, t, 1);
+  } else
+    for (PetscInt d = 0; d < 3; d++) v[d] = V * Profile(&joint->motor_profile, t, d);
+}
+
+void TdJointsUpdate(TdModel model, PetscReal t)
+{
+  for (PetscInt r = 0; r < model->nrows; r++) {
+    TdConstraintRow *row = &model->rows[r];
+    if (row->kind == 6) TdJointMotorTarget(&model->joints[row->joint], t, row->theta);
+  }
 }
 
 PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
@@ -236,6 +389,7 @@ PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
       PetscCall(AddDotRow(model, j, &U, &W));
     }
   }
+  PetscCall(MotorFromOptions(model, j));
   joint->nrows = model->nrows - joint->first_row;
   PetscFunctionReturn(0);
 }
@@ -249,7 +403,22 @@ void TdJointIdealOutput(TdModel model, PetscInt j, const PetscReal q[], const Pe
   for (PetscInt r = joint->first_row + joint->nforce; r < joint->first_row + joint->nrows; r++) {
     const TdConstraintRow *row = &model->rows[r];
     PetscReal              U[3], W[3], c[3];
-    if (r < joint->first_row + joint->first_rotation) continue;
+    if (r < joint->first_row + joint->first_rotation || row->driven) {
+      /* a slide row (x_B - x_A) . F_A w (cylindrical, prismatic, a prismatic motor): the force
+         -lambda dPhi/dx_A = lambda F_A w on A's point; distance |x_B - x_A|^2: 2 lambda (x_B - x_A) */
+      TdRowFormValues(row, q, PETSC_FALSE, U, W);
+      for (PetscInt i = 0; i < 3; i++) force[i] += lambda[r] * (joint->type == TD_JOINT_DISTANCE ? 2 * U[i] : W[i]);
+      continue;
+    }
+    if (row->kind == 6) { /* the motor's turn row: -lambda (-sin th U1 x W + cos th U2 x W) */
+      PetscReal U2[3], c2[3];
+      TdRowFormValues(row, q, PETSC_FALSE, U, W);
+      TdRowFormValue(row->form[2], q, PETSC_FALSE, U2);
+      vec3_cross(U, W, c);
+      vec3_cross(U2, W, c2);
+      for (PetscInt i = 0; i < 3; i++) moment[i] -= lambda[r] * (-PetscSinReal(row->theta[0]) * c[i] + PetscCosReal(row->theta[0]) * c2[i]);
+      continue;
+    }
     /* a rotation row F_A u . F_B v: a turn dth of A changes it by dth . (U x W), so the row's
        constraint force, -lambda dPhi/dq, is the moment -lambda U x W on A */
     TdRowFormValues(row, q, PETSC_FALSE, U, W);

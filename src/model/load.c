@@ -269,3 +269,10 @@ PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*nam
   if (!TdOptionsHelpRequested()) PetscCall(IndexElementLoads(model));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TdLoadReadTableInternal(TdModel model, TdLoad *load, const char path[], const char option[])
+{
+  PetscFunctionBegin;
+  PetscCall(ReadTable(model, load, path, option));
+  PetscFunctionReturn(0);
+}

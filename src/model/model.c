@@ -92,11 +92,14 @@ PetscErrorCode TdModelDestroy(TdModel *model)
   PetscCall(TdFilmsDestroy(m));
   PetscCall(PetscFree(m->bodies));
   PetscCall(PetscFree(m->loads));
+  for (PetscInt j = 0; j < m->njoints; j++)
+    if (m->joints[j].motor_profile.ntable) PetscCall(PetscFree2(m->joints[j].motor_profile.table_t, m->joints[j].motor_profile.table_f));
   PetscCall(PetscFree(m->joints));
   PetscCall(PetscFree(m->sensors));
   for (PetscInt r = 0; r < m->nrows; r++) {
     PetscCall(PetscFree(m->rows[r].form[0]));
     PetscCall(PetscFree(m->rows[r].form[1]));
+    PetscCall(PetscFree(m->rows[r].form[2]));
   }
   PetscCall(PetscFree(m->rows));
   if (m->nfull) PetscCall(PetscFree2(m->free_index, m->q_ref));

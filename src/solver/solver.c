@@ -16,6 +16,7 @@
 #include <tribodyn/options.h>
 #include <tribodyn/mumps_single.h>
 #include <tribodyn/spring_damper.h>
+#include <tribodyn/vec3.h>
 #include <petsc/private/petscimpl.h>
 #include <omp.h>
 
@@ -79,6 +80,8 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       nc += (PetscInt)LoadEntries(model);
       for (PetscInt b = 0; b < model->nbodies; b++) nc += model->bodies[b].type == TD_BODY_FREE ? 144 : 0;
       for (PetscInt r = 0; r < model->nrows; r++) nc += (PetscInt)TdRowHessianEntries(&model->rows[r]);
+      for (PetscInt j = 0; j < model->njoints; j++)
+        if (model->joints[j].motor == TD_MOTOR_TORQUE) nc += ((model->joints[j].body[0] >= 0) + (model->joints[j].body[1] >= 0)) * NDOF * NDOF;
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
     PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, (PetscCount)nloc * NDOF * NDOF, s->nfilm_coo, nc));
@@ -165,6 +168,20 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
           if (ci[k + h] < 0 || cj[k + h] < 0) ci[k + h] = cj[k + h] = -1;
         }
         k += (PetscInt)nh;
+      }
+      /* torque motors (F23): the F19 blocks of their joint points */
+      for (PetscInt j = 0; j < model->njoints; j++) {
+        const TdJoint *joint = &model->joints[j];
+        if (joint->motor != TD_MOTOR_TORQUE) continue;
+        for (PetscInt side = 0; side < 2; side++) {
+          if (joint->body[side] < 0) continue;
+          for (PetscInt i = 0; i < NDOF; i++)
+            for (PetscInt jj = 0; jj < NDOF; jj++, k++) {
+              ci[k] = model->free_index[joint->at[side].coord[i]];
+              cj[k] = model->free_index[joint->at[side].coord[jj]];
+              if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
+            }
+        }
       }
     }
     if (!s->J) {
@@ -911,6 +928,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         for (PetscInt k = m->nfree; k < m->row_offset; k++) r[k] = 0;
     }
     /* constraints: Phi_q^T lambda and the scaled rows, on rank 0 */
+    TdJointsUpdate(m, t1);
     for (PetscInt c = 0; c < (rank == 0 ? m->nrows : 0); c++) {
       const TdConstraintRow *row = &m->rows[c];
       const PetscReal        lam = s->row_scale * u[m->row_offset + c];
@@ -923,16 +941,34 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         phi += coef[k] * x[row->coord[k]];
       }
       if (row->kind == 5) {
-        /* dot rows of ideal joints (F22): U . W - b0; in the initial accelerations
-           U'' . W + U . W'' + 2 U' . W' (phi holds the first two) */
+        /* dot rows of ideal joints (F22): U . W - b (b0, or b0 + s(t) for a motor's slide); in the
+           initial accelerations U'' . W + U . W'' + 2 U' . W' - b'' (phi holds the first two) */
         PetscReal U[3], W[3];
         if (s->mode == TD_MODE_ACCELERATION) {
           TdRowFormValues(row, s->v1, PETSC_TRUE, U, W);
-          r[m->row_offset + c] = s->row_scale * (phi + 2 * (U[0] * W[0] + U[1] * W[1] + U[2] * W[2]));
+          r[m->row_offset + c] = s->row_scale * (phi + 2 * (U[0] * W[0] + U[1] * W[1] + U[2] * W[2]) - bdd);
         } else {
           TdRowFormValues(row, s->q1, PETSC_FALSE, U, W);
-          r[m->row_offset + c] = s->row_scale * (U[0] * W[0] + U[1] * W[1] + U[2] * W[2] - row->b0);
+          r[m->row_offset + c] = s->row_scale * (U[0] * W[0] + U[1] * W[1] + U[2] * W[2] - b);
         }
+        continue;
+      }
+      if (row->kind == 6) {
+        /* a motor's turn row (F23): c2 U2 . W + c1 U1 . W, c1 = -sin th, c2 = cos th; in the initial
+           accelerations its second rate (phi holds c1 (U1 . W)'' + c2 (U2 . W)'' in q'') */
+        const PetscReal th = row->theta[0], thd = row->theta[1], thdd = row->theta[2];
+        const PetscReal c1 = -PetscSinReal(th), c2 = PetscCosReal(th);
+        PetscReal       U1[3], W[3], U2[3];
+        TdRowFormValues(row, s->q1, PETSC_FALSE, U1, W);
+        TdRowFormValue(row->form[2], s->q1, PETSC_FALSE, U2);
+        if (s->mode == TD_MODE_ACCELERATION) {
+          const PetscReal d1 = -PetscCosReal(th) * thd, d2 = -PetscSinReal(th) * thd;
+          const PetscReal dd1 = PetscSinReal(th) * thd * thd - PetscCosReal(th) * thdd, dd2 = -PetscCosReal(th) * thd * thd - PetscSinReal(th) * thdd;
+          PetscReal       U1d[3], Wd[3], U2d[3];
+          TdRowFormValues(row, s->v1, PETSC_TRUE, U1d, Wd);
+          TdRowFormValue(row->form[2], s->v1, PETSC_TRUE, U2d);
+          r[m->row_offset + c] = s->row_scale * (phi + 2 * c1 * vec3_dot(U1d, Wd) + 2 * c2 * vec3_dot(U2d, Wd) + 2 * d1 * (vec3_dot(U1d, W) + vec3_dot(U1, Wd)) + 2 * d2 * (vec3_dot(U2d, W) + vec3_dot(U2, Wd)) + dd1 * vec3_dot(U1, W) + dd2 * vec3_dot(U2, W));
+        } else r[m->row_offset + c] = s->row_scale * (c1 * vec3_dot(U1, W) + c2 * vec3_dot(U2, W));
         continue;
       }
       if (row->kind == 4) {
@@ -950,6 +986,38 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         continue;
       }
       r[m->row_offset + c] = s->row_scale * (phi - (s->mode == TD_MODE_ACCELERATION ? bdd : b));
+    }
+    /* joint motors' torques and forces (F23), on rank 0: +-T u through the joint points'
+       gradients (F19) on B and A, +-F u at their points */
+    for (PetscInt j = 0; j < (rank == 0 ? m->njoints : 0); j++) {
+      const TdJoint *joint = &m->joints[j];
+      PetscReal      v[3];
+      if (joint->motor != TD_MOTOR_TORQUE && joint->motor != TD_MOTOR_FORCE) continue;
+      TdJointMotorTarget(joint, t1, v);
+      if (s->mode == TD_MODE_STATIC) v[0] = s->load_factor * joint->motor_value;
+      for (PetscInt side = 0; side < 2; side++) {
+        const TdMaterialPoint *mp = &joint->at[side];
+        const PetscReal        sg = side ? 1 : -1;
+        if (joint->body[side] < 0) continue;
+        if (joint->motor == TD_MOTOR_FORCE) {
+          for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+            for (PetscInt i = 0; i < 3; i++) rf[mp->coord[3 * k + i]] -= mp->S[k] * sg * v[0] * joint->u[i];
+        } else {
+          PetscReal M[3], rj[3][3] = {{0}};
+          for (PetscInt i = 0; i < 3; i++) M[i] = sg * v[0] * joint->u[i];
+          for (PetscInt jj = 0; jj < 3; jj++)
+            for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+              for (PetscInt i = 0; i < 3; i++) rj[jj][i] += mp->G[jj][k] * s->q1[mp->coord[3 * k + i]];
+          for (PetscInt jj = 0; jj < 3; jj++) {
+            PetscReal h[3];
+            h[0] = 0.5 * (M[1] * rj[jj][2] - M[2] * rj[jj][1]);
+            h[1] = 0.5 * (M[2] * rj[jj][0] - M[0] * rj[jj][2]);
+            h[2] = 0.5 * (M[0] * rj[jj][1] - M[1] * rj[jj][0]);
+            for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+              for (PetscInt i = 0; i < 3; i++) rf[mp->coord[3 * k + i]] -= mp->G[jj][k] * h[i];
+          }
+        }
+      }
     }
     /* free rigid bodies (F21), on rank 0: the constant mass matrix diag(m I, J (x) I) on
        [r, a1, a2, a3] and gravity on the centre of mass */
@@ -1081,6 +1149,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         s->coo_v[k]     = s->jfo_active[i] ? 1 : 0;
         s->coo_v[k + 1] = s->jfo_active[i] ? 0 : -1;
       }
+      TdJointsUpdate(m, StepTime(s));
       for (PetscInt c = 0; c < m->nrows; c++) {
         const TdConstraintRow *row = &m->rows[c];
         PetscReal              coef[TD_ROW_TERMS];
@@ -1159,6 +1228,25 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
           if (!nh) continue;
           TdRowHessianValues(&m->rows[c], ce * s->row_scale * PetscRealPart(uu[m->row_offset + c]), &s->coo_v[k]);
           k += nh;
+        }
+        for (PetscInt j = 0; j < m->njoints; j++) { /* torque motors: -ce (sum_j G_j G_j) (1/2)[M]x per side (F19) */
+          const TdJoint *joint = &m->joints[j];
+          PetscReal      v[3];
+          if (joint->motor != TD_MOTOR_TORQUE) continue;
+          TdJointMotorTarget(joint, StepTime(s), v);
+          if (s->mode == TD_MODE_STATIC) v[0] = s->load_factor * joint->motor_value;
+          for (PetscInt side = 0; side < 2; side++) {
+            const TdMaterialPoint *mp = &joint->at[side];
+            PetscReal              M[3];
+            if (joint->body[side] < 0) continue;
+            for (PetscInt i = 0; i < 3; i++) M[i] = (side ? 1 : -1) * v[0] * joint->u[i];
+            const PetscReal Wm[3][3] = {{0, -M[2], M[1]}, {M[2], 0, -M[0]}, {-M[1], M[0], 0}};
+            for (PetscInt r = 0; r < NDOF; r++)
+              for (PetscInt q = 0; q < NDOF; q++, k++) {
+                const PetscInt a = r / 3, b = q / 3;
+                s->coo_v[k]      = -ce * 0.5 * (mp->G[0][a] * mp->G[0][b] + mp->G[1][a] * mp->G[1][b] + mp->G[2][a] * mp->G[2][b]) * Wm[r % 3][q % 3];
+              }
+          }
         }
         PetscCall(VecRestoreArrayRead(s->Useq, &uu));
       }

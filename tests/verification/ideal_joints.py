@@ -14,7 +14,13 @@ distance, cylindrical and prismatic, between free rigid bodies, ANCF bodies and 
    that moves under gravity: <= 1e-6 while they move (1.5e-10 to 1.7e-10 seen); and between the
    two rigid bars with a 10 ms step, where the multipliers' Hessians are a visible part of the
    body block, block by block <= 1e-8 (3e-11 seen).
-3. Bad input: a joint on a body that does not exist, an axis of zero length, one body given.
+3. Motors (F23): a speed motor ramping a rigid bar on a revolute to 1 r/s (the bar's and the
+   joint's angle exact to 1e-9 rad, the motor's moment -I_O V/T within 1 %), a torque motor
+   (angle T t^2 / (2 I_O) within 1e-6 rad), a prismatic position motor (displacement exact, the
+   joint's reaction carrying the block's weight) and a force motor (x = F t^2 / (2 m)); the
+   Jacobian with speed, angle, torque, position and force motors between an ANCF bar and a block.
+4. Bad input: a joint on a body that does not exist, an axis of zero length, one body given, a
+   motor on a spherical joint, a torque motor on a prismatic joint.
 """
 import math
 import sys
@@ -108,12 +114,66 @@ for jt in ("revolute", "fixed", "prismatic", "distance"):
     blocks = {l.split("block ")[1][:2]: float(l.split("=")[-2].split(",")[0]) for l in proc.stdout.splitlines() if "Jacobian test block" in l}
     checks.true("%s between rigid bars, dt = 10 ms: blocks %s <= 1e-8" % (jt, {k: "%.1e" % v for k, v in blocks.items()}), set(blocks) >= {"qq", "qc", "cq"} and max(blocks.values()) <= 1e-8)
 
+# 4. motors (F23): a rigid bar on a revolute to ground (no gravity), a block on a prismatic
+bar = ["-bodies", "bar", "-bar_type", "rigid", "-bar_motion", "free", "-bar_box", "0,-0.01,-0.01,0.2,0.01,0.01", "-bar_rho", str(rho),
+       "-joints", "m", "-m_type", "revolute", "-m_bodies", "ground,bar", "-m_point", "0,0,0", "-m_axis", "0,1,0",
+       "-sensors", "c", "-c_body", "bar", "-c_point", "0.1,0,0", "-t_final", "0.3", "-dt", "1e-3"]
+mb = rho * 0.2 * h * h
+IO = mb * (0.2 ** 2 + h ** 2) / 12 + mb * 0.1 ** 2
+V, T = 2 * math.pi, 0.1
+out, _ = tdrun.run(bar + ["-m_motor", "speed", "-m_motor_value", repr(V), "-m_motor_profile", "ramp", "-m_motor_duration", str(T)], name="speed_motor")
+t = tdrun.dataset(out, "/time")
+c = tdrun.sensor(out, "c", "position")[1]
+th = np.unwrap(np.arctan2(-c[:, 2], c[:, 0]))
+ref = np.where(t < T, V * t * t / (2 * T), V * (T / 2 + t - T))
+ang = tdrun.dataset(out, "/joints/m/angle")
+checks.true("speed motor, ramp to 1 r/s over 0.1 s: the bar's angle and the joint's angle against V int f, worst %.1e and %.1e rad (<= 1e-9)"
+            % (np.abs(th - ref).max(), np.abs(ang - ref).max()), max(np.abs(th - ref).max(), np.abs(ang - ref).max()) <= 1e-9)
+M = tdrun.dataset(out, "/joints/m/moment")[:, 1]
+mid = (t > 0.03) & (t < 0.07)
+checks.close("speed motor: its moment on the ground during the ramp, -I_O V/T [N m]", np.median(M[mid]), -IO * V / T, 1e-2)
+out, _ = tdrun.run(bar + ["-m_motor", "torque", "-m_motor_value", "0.01"], name="torque_motor")
+c = tdrun.sensor(out, "c", "position")[1]
+th = np.unwrap(np.arctan2(-c[:, 2], c[:, 0]))
+e = np.abs(th - 0.01 * t * t / (2 * IO)).max()
+checks.true("torque motor 0.01 N m: angle against T t^2 / (2 I_O), worst %.1e rad (<= 1e-6)" % e, e <= 1e-6)
+blk = ["-bodies", "blk", "-blk_type", "rigid", "-blk_motion", "free", "-blk_box", "0,-0.01,-0.01,0.04,0.01,0.01", "-blk_rho", str(rho),
+       "-joints", "s", "-s_type", "prismatic", "-s_bodies", "blk,ground", "-s_point", "0,0,0", "-s_axis", "1,0,0",
+       "-sensors", "c", "-c_body", "blk", "-c_point", "0.02,0,0", "-t_final", "0.3", "-dt", "1e-3", "-gravity", "0,0,%g" % -g]
+mk = rho * 0.04 * h * h
+out, _ = tdrun.run(blk + ["-s_motor", "position", "-s_motor_value", "0.05", "-s_motor_profile", "ramp", "-s_motor_duration", "0.2"], name="position_motor")
+d = tdrun.sensor(out, "c", "displacement")[1]
+e = np.abs(d[:, 0] + 0.05 * np.clip(t / 0.2, 0, 1)).max()  # B (ground) moves by s relative to A: A moves by -s
+R = tdrun.dataset(out, "/joints/s/reaction")
+checks.true("prismatic position motor: displacement against -s(t), worst %.1e m; the joint carries the weight, reaction z %.6f N (m g %.6f N)"
+            % (e, R[-1, 2], mk * g), e <= 1e-12 and abs(R[-1, 2] - mk * g) <= 1e-9 * mk * g)
+out, _ = tdrun.run(blk + ["-s_motor", "force", "-s_motor_value", "2"], name="force_motor")
+d = tdrun.sensor(out, "c", "displacement")[1]
+e = np.abs(d[:, 0] + 2 * t * t / (2 * mk)).max()
+checks.true("prismatic force motor 2 N (on B = ground, so -2 N on the block): x against -F t^2 / (2 m), worst %.1e m (<= 1e-9)" % e, e <= 1e-9)
+for what, extra in (("revolute speed and angle motors", ["-pin_motor", "speed", "-pin_motor_value", "20", "-pin_motor_profile", "ramp", "-pin_motor_duration", "0.01",
+                                                         "-j_type", "revolute", "-j_motor", "angle", "-j_motor_value", "0.5", "-j_motor_profile", "ramp", "-j_motor_duration", "0.01"]),
+                    ("revolute torque and prismatic position motors", ["-pin_motor", "torque", "-pin_motor_value", "0.05", "-j_type", "prismatic", "-j_motor", "position",
+                                                                       "-j_motor_value", "0.01", "-j_motor_profile", "ramp", "-j_motor_duration", "0.01"]),
+                    ("prismatic force motor", ["-j_type", "prismatic", "-j_motor", "force", "-j_motor_value", "5"])):
+    jargs = ["-bodies", "beam,blk", "-beam_box", "0,-0.01,-0.01,0.2,0.01,0.01", "-beam_cells", "4,1,1", "-beam_E", "2e9", "-beam_rho", "1000",
+             "-blk_type", "rigid", "-blk_motion", "free", "-blk_box", "0.2,-0.02,-0.02,0.24,0.02,0.02", "-blk_rho", "1000",
+             "-joints", "pin,j", "-pin_type", "revolute", "-pin_bodies", "ground,beam", "-pin_point", "0,0,0", "-pin_axis", "0,1,0",
+             "-j_bodies", "beam,blk", "-j_point", "0.2,0,0", "-j_axis", "1,0.2,0.1", "-gravity", "0,0,-9.81",
+             "-t_final", "0.006", "-dt", "1e-3", "-test_jacobian", "2", "-test_jacobian_time", "0.002"] + extra
+    _, proc = tdrun.run(jargs, name="jac_motor")
+    vals = [float(l.split("=")[-2].split(",")[0]) for l in proc.stdout.splitlines() if OURS in l]
+    checks.true("%s (ancf bar - free block), moving: %d Jacobians, max ||J - J_fd||/||J|| = %.2e <= 1e-6" % (what, len(vals), max(vals) if vals else float("nan")),
+                len(vals) >= 2 and max(vals) <= 1e-6)
+
 # 3. bad input
 base = ["-bodies", "a", "-a_type", "rigid", "-a_motion", "free", "-a_box", "0,0,0,0.1,0.1,0.1", "-joints", "j", "-j_type", "revolute",
         "-j_point", "0,0,0", "-dry_run"]
 for what, extra, words in (("a body that does not exist", ["-j_bodies", "a,nobody"], ["-j_bodies", "nobody"]),
                            ("an axis of zero length", ["-j_bodies", "a,ground", "-j_axis", "0,0,0"], ["-j_axis", "zero length"]),
-                           ("one body", ["-j_bodies", "a"], ["-j_bodies", "two bodies"])):
+                           ("one body", ["-j_bodies", "a"], ["-j_bodies", "two bodies"]),
+                           ("a motor on a spherical joint", ["-j_bodies", "a,ground", "-j_type", "spherical", "-j_motor", "torque"], ["-j_motor", "revolute or a prismatic"]),
+                           ("a torque motor on a prismatic joint", ["-j_bodies", "a,ground", "-j_type", "prismatic", "-j_motor", "torque"], ["-j_motor", "position, a speed or a force"])):
     _, proc = tdrun.run(base + extra, expect_ok=False, name="bad")
     msg = proc.stdout + proc.stderr
     checks.true("%s: refused (exit %d), the message names %s" % (what, proc.returncode, words), proc.returncode != 0 and all(w in msg for w in words))
