@@ -46,3 +46,5 @@ tribodyn_python_test(rigid_bodies verification/rigid_bodies.py verification inpu
 tribodyn_python_test(ideal_joints verification/ideal_joints.py verification input)
 # the spin-up beam (Simo & Vu-Quoc 1986) turned by a speed motor: hub angle, centrifugal stretch, the tip lag printed
 tribodyn_python_test(spin_up_beam verification/spin_up_beam.py verification)
+# Andrews' squeezing mechanism (IFToMM A03): beta(0.03 s) against the test set, second order, energy balance
+tribodyn_python_test(andrews_squeezer verification/andrews_squeezer.py verification)

@@ -79,9 +79,9 @@ static const char option_reference[] =
   "  -<l>_table <none>: CSV time [s], force [N] (scales the direction of -<l>_force or -<l>_torque) or pressure [Pa]\n"
   "Joints (-joints a,b)\n"
   "  -<j>_type <point>: point (hold components of a material point), crank_slider (drive), spin (turn a body about a fixed axis),\n"
-  "   or an ideal joint between two bodies (F22): spherical, revolute, universal, fixed, distance, cylindrical, prismatic\n"
+  "   or an ideal joint between two bodies (F22): spherical, revolute, universal, fixed, distance, cylindrical, prismatic, inline (point on the axis line of A)\n"
   "  -<j>_bodies A,B: ideal joint: the two bodies (ground for the fixed frame; reactions are those on A); -<j>_point x,y,z [m];\n"
-  "   -<j>_axis <0,0,1>: revolute, universal (the axis on A), fixed, cylindrical, prismatic; -<j>_point2 x,y,z [m]: distance: the point on B\n"
+  "   -<j>_axis <0,0,1>: revolute, universal (the axis on A), fixed, cylindrical, prismatic, inline; -<j>_point2 x,y,z [m]: distance: the point on B\n"
   "  -<j>_motor <none>: revolute: angle [rad], speed [rad/s] or torque [N m]; prismatic: position [m], speed [m/s] or force [N] (F23)\n"
   "  -<j>_motor_value <1>: V, the driven quantity being V f(t) (speed motors: V int f); -<j>_motor_profile <constant>: constant|ramp|table\n"
   "  -<j>_motor_start <0>, -<j>_motor_duration <0> [s]: ramp timing; -<j>_motor_table FILE.csv: time [s], f\n"
@@ -121,6 +121,7 @@ typedef struct {
   PetscInt  sensor0, energy_k, energy_s, joint0, newton, linear, wall;
   PetscInt *body;   /* nbodies: position series, -1 for bodies without cells */
   PetscInt *jmoment, *jangle; /* njoints: ideal joints' moment and (revolute) angle series, else -1 */
+  PetscInt *frame;  /* nbodies: free rigid bodies' coordinates [r, a1, a2, a3] (12), else -1 */
   PetscInt *film;   /* TD_FILM_SERIES per film: pressure, h, asperity pressure (field series), load,
                        friction, h_min, position (field series, -1: static frame), p_max,
                        film_fraction (field series, JFO films; else -1) */
@@ -165,9 +166,17 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
   PetscCall(TdOutputAddSeries(out, "/solver/linear_iterations", 1, &ids->linear));
   PetscCall(TdOutputAddSeries(out, "/solver/wall_time", 1, &ids->wall));
   PetscCall(PetscMalloc1(PetscMax(m->nbodies, 1), &ids->body));
+  PetscCall(PetscMalloc1(PetscMax(m->nbodies, 1), &ids->frame));
   for (PetscInt b = 0; b < m->nbodies; b++) {
     const TdBody *body = &m->bodies[b];
     ids->body[b]       = -1;
+    ids->frame[b]      = -1;
+    if (body->type == TD_BODY_FREE) { /* its centre of mass and axes, every record (F21) */
+      PetscCall(PetscSNPrintf(name, sizeof name, "/bodies/%s/frame", body->name));
+      PetscCall(TdOutputAddSeries(out, name, 12, &ids->frame[b]));
+      PetscCall(PetscSNPrintf(name, sizeof name, "/bodies/%s/center_of_mass", body->name));
+      PetscCall(TdOutputWriteReal(out, name, 1, 3, body->com));
+    }
     if (body->mesh.ncells) PetscCall(TdOutputAddHexBody(out, body->name, body->mesh.nnodes, body->mesh.X, body->mesh.ncells, body->mesh.cells, &ids->body[b]));
   }
   PetscCall(PetscMalloc1(TD_FILM_SERIES * PetscMax(m->nfilms, 1), &ids->film));
@@ -243,6 +252,8 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   PetscCall(TdSolverEnergy(s, &ek, &es));
   PetscCall(TdOutputSetSeries(out, ids->energy_k, &ek));
   PetscCall(TdOutputSetSeries(out, ids->energy_s, &es));
+  for (PetscInt b = 0; b < m->nbodies; b++)
+    if (ids->frame[b] >= 0) PetscCall(TdOutputSetSeries(out, ids->frame[b], &s->q[TD_NODE_DOF * m->bodies[b].node_offset]));
   for (PetscInt j = 0; j < m->njoints; j++) {
     TdSolverJointReaction(s, j, row);
     PetscCall(TdOutputSetSeries(out, ids->joint0 + j, row));
@@ -719,6 +730,7 @@ int main(int argc, char **argv)
   PetscCall(PetscFree(resume));
   PetscCall(PetscFree(ids.body));
   PetscCall(PetscFree2(ids.jmoment, ids.jangle));
+  PetscCall(PetscFree(ids.frame));
   PetscCall(PetscFree(ids.film));
   PetscCall(Finish(&solver, &model));
   PetscCall(PetscFinalize());

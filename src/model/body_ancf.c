@@ -55,7 +55,7 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   if (body->is_cylinder) {
     /* nothing to mesh */
   } else if (has_box && has_mesh) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s': give either -%s_box or -%s_mesh, not both", p, p, p);
-  if (!has_box && !has_mesh) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s' has no geometry: set -%s_box x0,y0,z0,x1,y1,z1 (with -%s_cells nx,ny,nz) or -%s_mesh FILE", p, p, p, p);
+  if (!has_box && !has_mesh && body->type != TD_BODY_FREE) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s' has no geometry: set -%s_box x0,y0,z0,x1,y1,z1 (with -%s_cells nx,ny,nz) or -%s_mesh FILE", p, p, p, p);
   if (body->is_cylinder) {
   } else if (has_box) {
     for (PetscInt i = 0; i < 3; i++)
@@ -63,7 +63,7 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
     for (PetscInt i = 0; i < 3; i++)
       if (cells[i] < 1) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_cells: %" PetscInt_FMT " cells along %c; every count must be at least 1", p, cells[i], "xyz"[i]);
     PetscCall(TdMeshCreateBox(PETSC_COMM_SELF, box, cells, &body->mesh));
-  } else {
+  } else if (has_mesh) {
     PetscBool exists;
     PetscCall(PetscTestFile(meshfile, 'r', &exists));
     if (!exists) SETERRQ(model->comm, PETSC_ERR_FILE_OPEN, "Option -%s_mesh: cannot read the mesh file '%s' (missing or unreadable)", p, meshfile);

@@ -1,6 +1,7 @@
 /*
   Ideal joints between two bodies, or a body and ground (model.h, formulation.md (F22)):
-  spherical, revolute, universal, fixed, distance, cylindrical and prismatic, for any pair of
+  spherical, revolute, universal, fixed, distance, cylindrical, prismatic and inline (a point
+  on a line), for any pair of
   ANCF bodies and free rigid bodies.  Every row is linear in the coordinates (the spherical
   rows: the two material points' positions agree) or the dot product of two affine vector forms
   U . W = b0 (kind 5): a material direction F u at the joint point (the point's global-axis
@@ -355,8 +356,10 @@ PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
     PetscCall(AddDotRow(model, j, &W, &W)); /* |x_B - x_A|^2 = d^2 */
     joint->nforce         = 0;
     joint->first_rotation = 1;
-  } else if (joint->type == TD_JOINT_CYLINDRICAL || joint->type == TD_JOINT_PRISMATIC) {
-    /* the vector between the points stays along the axis of A: (x_B - x_A) . F_A v_m = 0 */
+  } else if (joint->type == TD_JOINT_CYLINDRICAL || joint->type == TD_JOINT_PRISMATIC || joint->type == TD_JOINT_INLINE) {
+    /* the vector between the points stays along the axis of A: (x_B - x_A) . F_A v_m = 0 (inline:
+       these two rows alone, a point on a line, which closes a planar loop without the three
+       constraints a revolute would repeat out of the plane) */
     for (PetscInt m = 0; m < 2; m++) {
       PetscCall(PetscMemzero(&U, sizeof U));
       FormDirection(joint, 0, m ? joint->v2 : joint->v1, 1, &U);

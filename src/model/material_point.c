@@ -30,7 +30,8 @@ PetscErrorCode TdModelMaterialPoint(TdModel model, PetscInt b, const PetscReal X
   PetscReal xi[3], S[ANCF3843_NSHAPE];
   PetscFunctionBegin;
   PetscCall(PetscMemzero(mp, sizeof *mp));
-  PetscCall(TdMeshLocatePoint(&body->mesh, X, 1e-9, &cell, xi));
+  if (body->type == TD_BODY_FREE && !body->mesh.ncells) cell = 0; /* mass properties given, no geometry: any point of the body frame */
+  else PetscCall(TdMeshLocatePoint(&body->mesh, X, 1e-9, &cell, xi));
   if (cell < 0)
     SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "%s: the point (%g, %g, %g) is outside body '%s' (its bounding box is [%g, %g] x [%g, %g] x [%g, %g]); give a point inside the body or on its surface", what, (double)X[0], (double)X[1], (double)X[2], body->name, (double)body->mesh.bbox[0], (double)body->mesh.bbox[3], (double)body->mesh.bbox[1], (double)body->mesh.bbox[4], (double)body->mesh.bbox[2],
             (double)body->mesh.bbox[5]);
