@@ -48,3 +48,5 @@ tribodyn_python_test(ideal_joints verification/ideal_joints.py verification inpu
 tribodyn_python_test(spin_up_beam verification/spin_up_beam.py verification)
 # Andrews' squeezing mechanism (IFToMM A03): beta(0.03 s) against the test set, second order, energy balance
 tribodyn_python_test(andrews_squeezer verification/andrews_squeezer.py verification)
+# redundant constraints detected and left out: a four-bar closed by revolutes, Bricard's mechanism
+tribodyn_python_test(redundant_joints verification/redundant_joints.py verification)

@@ -153,7 +153,8 @@ typedef struct {
   PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t); 2, 3: spin b0 cos, b0 sin;
                            4: orthonormality a_i . a_j = b0 of a free body (F21);
                            5: U . W = b0 of two vector forms (F22);
-                           6: cos(th) U2 . W - sin(th) U1 . W = 0, a motor's turn (F23) */
+                           6: cos(th) U2 . W - sin(th) U1 . W = 0, a motor's turn (F23);
+                           7: left out as redundant (redundancy.c): lambda = 0 */
   PetscInt  slope[2];   /* kind 4: i, j; coord holds a_i's then (i != j) a_j's coordinates */
   TdVectorForm *form[3]; /* kind 5: U and W (owned), coord holds U's terms then W's; kind 6
                             (a motor's turn row): U1, W, U2, coord holds U1's, W's, U2's terms */

@@ -243,6 +243,10 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
 
 void TdConstraintRowCoefficients(const TdConstraintRow *row, const PetscReal q[], PetscReal coef[])
 {
+  if (row->kind == 7) { /* left out as redundant */
+    for (PetscInt t = 0; t < row->nterms; t++) coef[t] = 0;
+    return;
+  }
   if (row->kind == 6) { /* cos(th) U2 . W - sin(th) U1 . W */
     const PetscReal c1 = -PetscSinReal(row->theta[0]), c2 = PetscCosReal(row->theta[0]);
     const PetscInt  n0 = row->form[0]->n, n1 = row->form[1]->n;

@@ -57,6 +57,7 @@ PetscErrorCode TdModelCreateFromOptions(MPI_Comm comm, TdModel *out)
   PetscCall(TdLoadsFromOptionsInternal(model, nl, loads));
   PetscCall(TdJointsFromOptionsInternal(model, nj, joints));
   PetscCall(TdSensorsFromOptionsInternal(model, ns, sensors));
+  if (!TdOptionsHelpRequested()) PetscCall(TdModelDropRedundantRowsInternal(model));
 
   /* films: their pressures follow the free coordinates in U */
   PetscCall(TdFilmsCreateFromOptions(model, nf, films, model->nfree));

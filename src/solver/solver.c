@@ -934,6 +934,10 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       const PetscReal        lam = s->row_scale * u[m->row_offset + c];
       PetscReal              b, bd, bdd, phi = 0, coef[TD_ROW_TERMS];
       const PetscReal       *x = s->mode == TD_MODE_ACCELERATION ? s->qdd1 : s->q1;
+      if (row->kind == 7) { /* a redundant row left out: lambda = 0 */
+        r[m->row_offset + c] = s->row_scale * u[m->row_offset + c];
+        continue;
+      }
       TdConstraintTarget(m, c, t1, &b, &bd, &bdd);
       TdConstraintRowCoefficients(row, s->q1, coef);
       for (PetscInt k = 0; k < row->nterms; k++) {
@@ -1155,7 +1159,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         PetscReal              coef[TD_ROW_TERMS];
         TdConstraintRowCoefficients(row, s->q1, coef);
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) s->coo_v[k] = s->coo_v[k + 1] = s->row_scale * coef[t];
-        s->coo_v[k++] = 0; /* the diagonal */
+        s->coo_v[k++] = row->kind == 7 ? s->row_scale : 0; /* the diagonal (a redundant row: lambda = 0) */
       }
       for (PetscInt l = 0; l < m->nloads; l++) {
         const TdLoad          *load = &m->loads[l];
