@@ -1001,14 +1001,12 @@ static PetscReal TdCurvedLocate(const TdMesh *mesh, PetscInt c, const PetscReal 
       res[i] = X[i] - X0[i] - r[i];
       for (PetscInt A = 0; A < 3; A++) J[i][A] = dr[A][i] * 0.5 * L[A]; /* dr/dxi_I */
     }
-    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    det = mat3_det((const double(*)[3])J);
     if (!(PetscAbsReal(det) > 0)) return PETSC_MAX_REAL;
-    /* Cramer's rule */
-    for (PetscInt A = 0; A < 3; A++) {
-      double M[3][3];
-      for (PetscInt i = 0; i < 3; i++)
-        for (PetscInt K = 0; K < 3; K++) M[i][K] = K == A ? res[i] : J[i][K];
-      d[A] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) + M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) / det;
+    {
+      double Jinv[3][3];
+      mat3_inverse((const double(*)[3])J, det, Jinv);
+      for (PetscInt A = 0; A < 3; A++) d[A] = Jinv[A][0] * res[0] + Jinv[A][1] * res[1] + Jinv[A][2] * res[2];
     }
     for (PetscInt A = 0; A < 3; A++) {
       d[A] = PetscMax(-1, PetscMin(1, d[A])); /* damped: the cubic may fold far outside */

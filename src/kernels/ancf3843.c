@@ -63,6 +63,7 @@
   mirrored.  About 0.75 million multiply-adds per call; all scratch lives in Ancf3843Work.
 */
 #include "tribodyn/ancf3843.h"
+#include "tribodyn/vec3.h"
 
 #include <math.h>
 #include <string.h>
@@ -188,6 +189,26 @@ void ancf3843_shape_and_gradient(double a, double b, double c, const double xi[3
   shape_eval(a, b, c, xi, S, dSdX);
 }
 
+/* The Gauss rules of the element: 3 points for the stiffness, 4 for the mass (exact for S_k S_l,
+   of degree <= 6 in each local coordinate, F4). */
+static void gauss_rules(double x3[3], double w3[3], double x4[4], double w4[4])
+{
+  const double g3 = sqrt(0.6), s30 = sqrt(30.0), t = 2.0 / 7.0 * sqrt(6.0 / 5.0);
+  const double pi = sqrt(3.0 / 7.0 - t), po = sqrt(3.0 / 7.0 + t);
+  x3[0] = -g3, x3[1] = 0.0, x3[2] = g3;
+  w3[0] = 5.0 / 9.0, w3[1] = 8.0 / 9.0, w3[2] = 5.0 / 9.0;
+  x4[0] = -po, x4[1] = -pi, x4[2] = pi, x4[3] = po;
+  w4[0] = (18.0 - s30) / 36.0, w4[1] = (18.0 + s30) / 36.0, w4[2] = (18.0 + s30) / 36.0, w4[3] = (18.0 - s30) / 36.0;
+}
+
+/* dSdXt from dSdX (the transposed table of the vectorised gradient loop) */
+static void transpose_gradients(Ancf3843Geometry *geo)
+{
+  for (int q = 0; q < NQ; q++)
+    for (int I = 0; I < 3; I++)
+      for (int k = 0; k < NS; k++) geo->dSdXt[k][3 * q + I] = geo->dSdX[q][I][k];
+}
+
 void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo)
 {
   memset(geo, 0, sizeof(*geo));
@@ -198,8 +219,8 @@ void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo)
   const double detJ = geo->volume / 8.0;
 
   /* 3-point Gauss rule for the stiffness; point q = i + 3 j + 9 m */
-  const double g3 = sqrt(0.6);
-  const double x3[3] = {-g3, 0.0, g3}, w3[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+  double x3[3], w3[3], x4[4], w4[4];
+  gauss_rules(x3, w3, x4, w4);
   for (int m = 0; m < 3; m++)
     for (int j = 0; j < 3; j++)
       for (int i = 0; i < 3; i++) {
@@ -208,16 +229,9 @@ void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo)
         geo->w[q] = w3[i] * w3[j] * w3[m] * detJ;
         shape_eval(a, b, c, xi, NULL, geo->dSdX[q]);
       }
-  for (int q = 0; q < NQ; q++)
-    for (int I = 0; I < 3; I++)
-      for (int k = 0; k < NS; k++) geo->dSdXt[k][3 * q + I] = geo->dSdX[q][I][k];
+  transpose_gradients(geo);
 
   /* 4-point Gauss rule for the mass: S_k S_l is of degree <= 6 in each local coordinate (F4) */
-  const double s30 = sqrt(30.0), t = 2.0 / 7.0 * sqrt(6.0 / 5.0);
-  const double pi = sqrt(3.0 / 7.0 - t), po = sqrt(3.0 / 7.0 + t);
-  const double x4[4] = {-po, -pi, pi, po};
-  const double w4[4] = {(18.0 - s30) / 36.0, (18.0 + s30) / 36.0, (18.0 + s30) / 36.0,
-                        (18.0 - s30) / 36.0};
   for (int m = 0; m < 4; m++)
     for (int j = 0; j < 4; j++)
       for (int i = 0; i < 4; i++) {
@@ -232,25 +246,6 @@ void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo)
       }
   for (int k = 0; k < NS; k++) /* exactly symmetric */
     for (int l = 0; l < k; l++) geo->mass_unit[k][l] = geo->mass_unit[l][k];
-}
-
-/* 3 x 3 determinant and inverse, J[i][I] (row i, column I). */
-static double det3(const double J[3][3])
-{
-  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-}
-
-static void inv3(const double J[3][3], double det, double Ji[3][3])
-{
-  Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
-  Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
-  Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
-  Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
-  Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
-  Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
-  Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
-  Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
-  Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
 }
 
 /* J[i][I] = dX_i/dXbar_I of the reference map X(Xbar) = sum_k S_k(xi) e0_k at xi. */
@@ -296,8 +291,8 @@ int ancf3843_geometry_init_mapped(double a, double b, double c, const double e0[
   }
 
   /* stiffness points: dS/dX_loc = (dS/dXbar) J^-1 R, weight w det J (F2 on the mapped cell) */
-  const double g3 = sqrt(0.6);
-  const double x3[3] = {-g3, 0.0, g3}, w3[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+  double x3[3], w3[3], x4[4], w4[4];
+  gauss_rules(x3, w3, x4, w4);
   for (int m = 0; m < 3; m++)
     for (int j = 0; j < 3; j++)
       for (int i = 0; i < 3; i++) {
@@ -311,10 +306,10 @@ int ancf3843_geometry_init_mapped(double a, double b, double c, const double e0[
             for (int k = 0; k < NS; k++) s += dS[I][k] * e0[3 * k + r];
             J[r][I] = s;
           }
-        det    = det3((const double(*)[3])J);
+        det    = mat3_det((const double(*)[3])J);
         mindet = fmin(mindet, det);
         if (!(det > 0)) continue;
-        inv3((const double(*)[3])J, det, Ji);
+        mat3_inverse((const double(*)[3])J, det, Ji);
         for (int I = 0; I < 3; I++) /* (J^-1 R)[I][L] */
           for (int L = 0; L < 3; L++) JiR[I][L] = Ji[I][0] * R[0][L] + Ji[I][1] * R[1][L] + Ji[I][2] * R[2][L];
         geo->w[q] = w3[i] * w3[j] * w3[m] * box * det;
@@ -322,22 +317,16 @@ int ancf3843_geometry_init_mapped(double a, double b, double c, const double e0[
           for (int k = 0; k < NS; k++) geo->dSdX[q][L][k] = dS[0][k] * JiR[0][L] + dS[1][k] * JiR[1][L] + dS[2][k] * JiR[2][L];
         geo->volume += geo->w[q];
       }
-  for (int q = 0; q < NQ; q++)
-    for (int I = 0; I < 3; I++)
-      for (int k = 0; k < NS; k++) geo->dSdXt[k][3 * q + I] = geo->dSdX[q][I][k];
+  transpose_gradients(geo);
 
   /* mass and gravity integrals with det J on the 4-point rule (F4) */
-  const double s30 = sqrt(30.0), t = 2.0 / 7.0 * sqrt(6.0 / 5.0);
-  const double pi = sqrt(3.0 / 7.0 - t), po = sqrt(3.0 / 7.0 + t);
-  const double x4[4] = {-po, -pi, pi, po};
-  const double w4[4] = {(18.0 - s30) / 36.0, (18.0 + s30) / 36.0, (18.0 + s30) / 36.0, (18.0 - s30) / 36.0};
   for (int m = 0; m < 4; m++)
     for (int j = 0; j < 4; j++)
       for (int i = 0; i < 4; i++) {
         const double xi[3] = {x4[i], x4[j], x4[m]};
         double       S[NS], J[3][3], det, wq;
         reference_jacobian(a, b, c, e0, xi, J, S);
-        det    = det3((const double(*)[3])J);
+        det    = mat3_det((const double(*)[3])J);
         mindet = fmin(mindet, det);
         wq     = w4[i] * w4[j] * w4[m] * box * det;
         for (int k = 0; k < NS; k++) {

@@ -85,6 +85,34 @@ static void HitStore(TdFilmHit *hit, const FilmSurfacePoint *pt)
   h->iterations = pt->iterations;
 }
 
+/* Face fi's corners at time t, in space (C) and in the reference configuration (X0), and whether
+   the face lies near the film point's line: the distance of its centre from the line at most 1.5
+   times its size (faces farther away cannot hold the point's projection). */
+static PetscBool FaceNearLine(const TdBody *body, const TdMeshSet *set, PetscInt fi, const PetscReal q[], PetscReal t, const PetscReal x[3], const PetscReal n[3], PetscReal C[4][3], PetscReal X0[4][3])
+{
+  const PetscInt cell = set->faces[fi].cell;
+  PetscInt       corner[4];
+  PetscReal      cen[3] = {0, 0, 0}, d[3], dn, diam = 0;
+  TdMeshFaceCorners(set->faces[fi].face, corner);
+  for (PetscInt c = 0; c < 4; c++) {
+    const PetscInt node = body->mesh.cells[8 * cell + corner[c]];
+    for (PetscInt i = 0; i < 3; i++) X0[c][i] = body->mesh.X[3 * node + i];
+    if (body->type == TD_BODY_ANCF)
+      for (PetscInt i = 0; i < 3; i++) C[c][i] = q[TD_NODE_DOF * (body->node_offset + node) + i];
+    else TdRigidBodyPoint(body, X0[c], t, C[c], NULL);
+    for (PetscInt i = 0; i < 3; i++) cen[i] += 0.25 * C[c][i];
+  }
+  for (PetscInt i = 0; i < 3; i++) d[i] = cen[i] - x[i];
+  dn = vec3_dot(d, n);
+  for (PetscInt i = 0; i < 3; i++) d[i] -= dn * n[i];
+  for (PetscInt c = 0; c < 4; c++) {
+    PetscReal e[3];
+    for (PetscInt i = 0; i < 3; i++) e[i] = C[c][i] - cen[i];
+    diam = PetscMax(diam, PetscSqrtReal(vec3_dot(e, e)));
+  }
+  return PetscSqrtReal(vec3_dot(d, d)) <= 1.5 * diam ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* The face of the set that the line meets nearest to the film point (smallest |s| along the
    line), or -1: a full search must not take the first face it meets, since a line can cross a
    closed or curved surface twice (the far side of a bore across the journal).  skip: a face
@@ -95,29 +123,12 @@ static PetscInt NearestFace(TdModel m, const TdBody *body, const TdMeshSet *set,
   PetscReal sbest = PETSC_MAX_REAL;
   for (PetscInt fi = 0; fi < set->nfaces; fi++) {
     const PetscInt   cell = set->faces[fi].cell;
-    PetscInt         corner[4], ret;
-    PetscReal        C[4][3], cen[3] = {0, 0, 0}, d[3], dn, diam = 0;
+    PetscInt         ret;
+    PetscReal        C[4][3], X0[4][3];
     FilmSurfacePoint pt;
     PetscBool        tried = fi == skip ? PETSC_TRUE : PETSC_FALSE;
     for (PetscInt i = 0; around && i < TD_FACE_NEIGHBOURS && !tried; i++) tried = around[i] == fi ? PETSC_TRUE : PETSC_FALSE;
-    if (tried) continue;
-    TdMeshFaceCorners(set->faces[fi].face, corner);
-    for (PetscInt c = 0; c < 4; c++) {
-      const PetscInt node = body->mesh.cells[8 * cell + corner[c]];
-      if (body->type == TD_BODY_ANCF)
-        for (PetscInt i = 0; i < 3; i++) C[c][i] = q[TD_NODE_DOF * (body->node_offset + node) + i];
-      else TdRigidBodyPoint(body, &body->mesh.X[3 * node], t, C[c], NULL);
-      for (PetscInt i = 0; i < 3; i++) cen[i] += 0.25 * C[c][i];
-    }
-    for (PetscInt i = 0; i < 3; i++) d[i] = cen[i] - x[i];
-    dn = vec3_dot(d, n);
-    for (PetscInt i = 0; i < 3; i++) d[i] -= dn * n[i];
-    for (PetscInt c = 0; c < 4; c++) {
-      PetscReal e[3];
-      for (PetscInt i = 0; i < 3; i++) e[i] = C[c][i] - cen[i];
-      diam = PetscMax(diam, PetscSqrtReal(vec3_dot(e, e)));
-    }
-    if (PetscSqrtReal(vec3_dot(d, d)) > 1.5 * diam) continue;
+    if (tried || !FaceNearLine(body, set, fi, q, t, x, n, C, X0)) continue;
     pt.uv[0] = pt.uv[1] = 0;
     if (body->type == TD_BODY_ANCF) {
       PetscReal        ee[ANCF3843_NDOF];
@@ -171,34 +182,12 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     const PetscInt  ntry    = pass == 0 ? 1 : (pass == 1 ? (around ? TD_FACE_NEIGHBOURS : 0) : 1);
     for (PetscInt k = 0; k < ntry && !*found; k++) {
       const PetscInt   fi   = pass == 0 ? hit->face : (pass == 1 ? around[k] : nearest);
-      PetscInt         corner[4], ret;
+      PetscInt         ret;
       PetscReal        C[4][3], X0[4][3];
       const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
       FilmSurfacePoint pt;
       if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
-      TdMeshFaceCorners(set->faces[fi].face, corner);
-      for (PetscInt c = 0; c < 4; c++) corner[c] = body->mesh.cells[8 * cell + corner[c]];
-      for (PetscInt c = 0; c < 4; c++) {
-        for (PetscInt i = 0; i < 3; i++) X0[c][i] = body->mesh.X[3 * corner[c] + i];
-        if (body->type == TD_BODY_ANCF)
-          for (PetscInt i = 0; i < 3; i++) C[c][i] = q[TD_NODE_DOF * (body->node_offset + corner[c]) + i];
-        else TdRigidBodyPoint(body, X0[c], t, C[c], NULL);
-      }
-      {
-        /* skip faces far from the line: distance of the face centre from the line vs its size */
-        PetscReal cen[3] = {0, 0, 0}, d[3], dn, diam = 0;
-        for (PetscInt c = 0; c < 4; c++)
-          for (PetscInt i = 0; i < 3; i++) cen[i] += 0.25 * C[c][i];
-        for (PetscInt i = 0; i < 3; i++) d[i] = cen[i] - x[i];
-        dn = vec3_dot(d, n);
-        for (PetscInt i = 0; i < 3; i++) d[i] -= dn * n[i];
-        for (PetscInt c = 0; c < 4; c++) {
-          PetscReal e[3];
-          for (PetscInt i = 0; i < 3; i++) e[i] = C[c][i] - cen[i];
-          diam = PetscMax(diam, PetscSqrtReal(vec3_dot(e, e)));
-        }
-        if (PetscSqrtReal(vec3_dot(d, d)) > 1.5 * diam) continue;
-      }
+      if (!FaceNearLine(body, set, fi, q, t, x, n, C, X0)) continue;
       /* the projection kernels fill every field of pt; only the start uv is read */
       pt.uv[0] = fi == hit->face ? hit->pt.uv[0] : 0;
       pt.uv[1] = fi == hit->face ? hit->pt.uv[1] : 0;

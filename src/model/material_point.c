@@ -5,6 +5,7 @@
 */
 #include "model_private.h"
 #include <tribodyn/options.h>
+#include <tribodyn/vec3.h>
 
 /* Shape functions of a material point with the slopes taken along the global axes:
    r = sum_n S_n0 r_n + sum_j S_nj e_{n,j}, e_{n,j} = sum_i M_n[3 j + i] r_{n,i}, with M_n the
@@ -69,17 +70,14 @@ PetscErrorCode TdModelMaterialPoint(TdModel model, PetscInt b, const PetscReal X
       PetscReal e0[ANCF3843_NDOF], r[3], dr[3][3], det;
       TdMeshCellReference(&body->mesh, cell, e0);
       ancf3843_interpolate(L[0], L[1], L[2], xi, e0, r, dr); /* dr[I][i] = dX_i/dXbar_I */
-      det = dr[0][0] * (dr[1][1] * dr[2][2] - dr[1][2] * dr[2][1]) - dr[0][1] * (dr[1][0] * dr[2][2] - dr[1][2] * dr[2][0]) + dr[0][2] * (dr[1][0] * dr[2][1] - dr[1][1] * dr[2][0]);
       /* (J^-1)[I][j] with J[j][I] = dr[I][j]: the inverse of dr's transpose, i.e. inv(dr)^T */
-      Ji[0][0] = (dr[1][1] * dr[2][2] - dr[1][2] * dr[2][1]) / det;
-      Ji[1][0] = (dr[0][2] * dr[2][1] - dr[0][1] * dr[2][2]) / det;
-      Ji[2][0] = (dr[0][1] * dr[1][2] - dr[0][2] * dr[1][1]) / det;
-      Ji[0][1] = (dr[1][2] * dr[2][0] - dr[1][0] * dr[2][2]) / det;
-      Ji[1][1] = (dr[0][0] * dr[2][2] - dr[0][2] * dr[2][0]) / det;
-      Ji[2][1] = (dr[0][2] * dr[1][0] - dr[0][0] * dr[1][2]) / det;
-      Ji[0][2] = (dr[1][0] * dr[2][1] - dr[1][1] * dr[2][0]) / det;
-      Ji[1][2] = (dr[0][1] * dr[2][0] - dr[0][0] * dr[2][1]) / det;
-      Ji[2][2] = (dr[0][0] * dr[1][1] - dr[0][1] * dr[1][0]) / det;
+      det = mat3_det((const double(*)[3])dr);
+      {
+        PetscReal Di[3][3];
+        mat3_inverse((const double(*)[3])dr, det, Di);
+        for (PetscInt A = 0; A < 3; A++)
+          for (PetscInt j = 0; j < 3; j++) Ji[A][j] = Di[j][A];
+      }
     } else
       for (PetscInt A = 0; A < 3; A++)
         for (PetscInt j = 0; j < 3; j++) Ji[A][j] = maps[3 * A + j];

@@ -59,15 +59,8 @@ def rhs(y):
     return np.array([wa, wb, acc[0], acc[1]])
 
 
-y, tt, ref, step = np.array([math.pi / 2, math.pi / 2, 0, 0]), 0.0, [], 1e-5
-for tk in t:
-    while tt < tk - 1e-12:
-        hh = min(step, tk - tt)
-        k1 = rhs(y); k2 = rhs(y + hh / 2 * k1); k3 = rhs(y + hh / 2 * k2); k4 = rhs(y + hh * k3)
-        y = y + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        tt += hh
-    ref.append(np.concatenate([y, rhs(y)[2:]]))
-ref = np.array(ref)
+ys = tdrun.rk4(rhs, [math.pi / 2, math.pi / 2, 0, 0], t, 1e-5)
+ref = np.array([np.concatenate([y, rhs(y)[2:]]) for y in ys])
 e1, e2 = np.abs(th1 - ref[:, 0]).max(), np.abs(th2 - ref[:, 1]).max()
 checks.true("double pendulum: bar angles against RK4 over 0.5 s, worst %.2e and %.2e rad (<= 2e-3)" % (e1, e2), max(e1, e2) <= 2e-3)
 ang = tdrun.dataset(out, "/joints/mid/angle")

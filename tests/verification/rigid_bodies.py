@@ -67,15 +67,7 @@ def rhs(y):
     return np.array([y[1], -m * g * d / IO * math.sin(y[0])])
 
 
-hstep, y, ref, tt = 1e-5, np.array([math.pi / 2, 0.0]), [], 0.0
-for tk in t:
-    while tt < tk - 1e-12:
-        hh = min(hstep, tk - tt)
-        k1 = rhs(y); k2 = rhs(y + hh / 2 * k1); k3 = rhs(y + hh / 2 * k2); k4 = rhs(y + hh * k3)
-        y = y + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        tt += hh
-    ref.append(y.copy())
-ref = np.array(ref)
+ref = tdrun.rk4(rhs, [math.pi / 2, 0.0], t, 1e-5)
 err = np.abs(theta - ref[:, 0]).max()
 checks.true("pendulum: angle of the centre of mass against RK4, worst %.2e rad over 1 s (<= 1e-3)" % err, err <= 1e-3)
 th, om = ref[:, 0], ref[:, 1]
