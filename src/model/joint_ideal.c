@@ -94,7 +94,9 @@ PetscCount TdRowHessianEntries(const TdConstraintRow *row)
   return n;
 }
 
-void TdRowHessianPattern(const TdConstraintRow *row, PetscInt ci[], PetscInt cj[])
+/* the Hessian's entries in one order: their full-coordinate rows and columns (ci, cj) and their
+   values times scale (v), each if not NULL */
+static void HessianWalk(const TdConstraintRow *row, PetscReal scale, PetscInt ci[], PetscInt cj[], PetscReal v[])
 {
   const TdVectorForm *U[2], *W;
   PetscReal           w[2];
@@ -104,23 +106,20 @@ void TdRowHessianPattern(const TdConstraintRow *row, PetscInt ci[], PetscInt cj[
       for (PetscInt s = 0; s < W->n; s++) {
         const PetscInt a = U[pr]->coord[t], b = W->coord[s];
         if (a % 3 != b % 3) continue;
-        ci[k] = a, cj[k++] = b;
-        ci[k] = b, cj[k++] = a;
+        if (ci) ci[k] = a, cj[k] = b, ci[k + 1] = b, cj[k + 1] = a;
+        if (v) v[k] = v[k + 1] = scale * w[pr] * U[pr]->coef[t] * W->coef[s];
+        k += 2;
       }
+}
+
+void TdRowHessianPattern(const TdConstraintRow *row, PetscInt ci[], PetscInt cj[])
+{
+  HessianWalk(row, 0, ci, cj, NULL);
 }
 
 void TdRowHessianValues(const TdConstraintRow *row, PetscReal scale, PetscReal v[])
 {
-  const TdVectorForm *U[2], *W;
-  PetscReal           w[2];
-  PetscCount          k = 0;
-  for (PetscInt pr = 0, np = HessianPairs(row, U, &W, w); pr < np; pr++)
-    for (PetscInt t = 0; t < U[pr]->n; t++)
-      for (PetscInt s = 0; s < W->n; s++) {
-        if (U[pr]->coord[t] % 3 != W->coord[s] % 3) continue;
-        v[k++] = scale * w[pr] * U[pr]->coef[t] * W->coef[s];
-        v[k++] = scale * w[pr] * U[pr]->coef[t] * W->coef[s];
-      }
+  HessianWalk(row, scale, NULL, NULL, v);
 }
 
 /* a linear row: component i of W (U unused), held at its reference value */
