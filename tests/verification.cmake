@@ -50,3 +50,5 @@ tribodyn_python_test(spin_up_beam verification/spin_up_beam.py verification)
 tribodyn_python_test(andrews_squeezer verification/andrews_squeezer.py verification)
 # redundant constraints detected and left out: a four-bar closed by revolutes, Bricard's mechanism
 tribodyn_python_test(redundant_joints verification/redundant_joints.py verification)
+# the double four-bar through ten singular positions against the parallelogram branch's RK4 solution
+tribodyn_python_test(double_four_bar verification/double_four_bar.py verification)
