@@ -129,10 +129,11 @@ void ancf3843_face_shape_and_gradient(double a, double b, double c, int face, co
    K is not NULL kscale times its derivative with respect to e to the row-major NDOF x NDOF block
    K.  p > 0 pushes on the face (against its outward normal).  e and Q in the cell's material
    frame. */
-/* Traction t (force per unit reference area, fixed direction: a dead load, formulation.md (F16b))
-   on face f: Q_k -= t int S_k dA_0, dA_0 the reference area element of the reference element
-   vector e0 (in the cell's parametric slopes, as the element sees it).  No stiffness. */
-void ancf3843_face_traction(double a, double b, double c, int face, const double e0[ANCF3843_NDOF], const double t[3], double Q[ANCF3843_NDOF]);
+/* Traction (force per unit reference area, fixed direction: a dead load, formulation.md (F16b))
+   on face f: the table A_k = int S_k dA_0 of the face, dA_0 the reference area element of the
+   reference element vector e0 (in the cell's parametric slopes, as the element sees it); the
+   traction t then adds Q_k -= t A_k to the residual, with no stiffness. */
+void ancf3843_face_shape_area(double a, double b, double c, int face, const double e0[ANCF3843_NDOF], double A[ANCF3843_NSHAPE]);
 void ancf3843_face_pressure(double a, double b, double c, int face, const double e[ANCF3843_NDOF], double p, double Q[ANCF3843_NDOF],
                             double *K, double kscale);
 /* r = sum_k S_k e_k at xi; dr[I] = dr/dX_I if dr is not NULL (3 x 3, dr[I][i]). */

@@ -94,9 +94,11 @@ typedef struct {
   PetscReal      *table_t, *table_f;
 } TdLoad;
 
-/* A loaded element face: load l on local face `face` of an element. */
+/* A loaded element face: load l on local face `face` of an element; for a traction, the face's
+   constant table int S_k dA_0 (ancf3843_face_shape_area, in the cell's parametric slopes). */
 typedef struct {
-  PetscInt load, face;
+  PetscInt  load, face;
+  PetscReal shape_area[ANCF3843_NSHAPE];
 } TdElementLoad;
 
 typedef enum { TD_MOTOR_NONE, TD_MOTOR_ANGLE, TD_MOTOR_SPEED, TD_MOTOR_TORQUE, TD_MOTOR_POSITION, TD_MOTOR_FORCE } TdMotorType;

@@ -248,10 +248,11 @@ void ancf3843_geometry_init(double a, double b, double c, Ancf3843Geometry *geo)
     for (int l = 0; l < k; l++) geo->mass_unit[k][l] = geo->mass_unit[l][k];
 }
 
-/* J[i][I] = dX_i/dXbar_I of the reference map X(Xbar) = sum_k S_k(xi) e0_k at xi. */
-static void reference_jacobian(double a, double b, double c, const double e0[ANCF3843_NDOF], const double xi[3], double J[3][3], double *S)
+/* J[i][I] = dX_i/dXbar_I of the reference map X(Xbar) = sum_k S_k(xi) e0_k at xi; the shape
+   functions S and their box gradients dS as well if wanted. */
+static void reference_jacobian(double a, double b, double c, const double e0[ANCF3843_NDOF], const double xi[3], double J[3][3], double *S, double (*dSout)[NS])
 {
-  double dS[3][NS];
+  double dSloc[3][NS], (*dS)[NS] = dSout ? dSout : dSloc;
   shape_eval(a, b, c, xi, S, dS);
   for (int i = 0; i < 3; i++)
     for (int I = 0; I < 3; I++) {
@@ -274,7 +275,7 @@ int ancf3843_geometry_init_mapped(double a, double b, double c, const double e0[
      the order X, Y, Z = X x Y.  It only decides which normal strains the Poisson term averages
      (the element-mean E_II of the locking remedy are taken along the cell's own directions, as
      for a box); strains, stresses and forces are frame-invariant otherwise. */
-  reference_jacobian(a, b, c, e0, (const double[3]){0, 0, 0}, Jc, NULL);
+  reference_jacobian(a, b, c, e0, (const double[3]){0, 0, 0}, Jc, NULL, NULL);
   {
     double nx = 0, s = 0, ny = 0;
     for (int i = 0; i < 3; i++) nx += Jc[i][0] * Jc[i][0];
@@ -299,13 +300,7 @@ int ancf3843_geometry_init_mapped(double a, double b, double c, const double e0[
         const int    q     = i + 3 * j + 9 * m;
         const double xi[3] = {x3[i], x3[j], x3[m]};
         double       J[3][3], Ji[3][3], det, dS[3][NS], JiR[3][3];
-        shape_eval(a, b, c, xi, NULL, dS);
-        for (int r = 0; r < 3; r++)
-          for (int I = 0; I < 3; I++) {
-            double s = 0.0;
-            for (int k = 0; k < NS; k++) s += dS[I][k] * e0[3 * k + r];
-            J[r][I] = s;
-          }
+        reference_jacobian(a, b, c, e0, xi, J, NULL, dS);
         det    = mat3_det((const double(*)[3])J);
         mindet = fmin(mindet, det);
         if (!(det > 0)) continue;
@@ -325,7 +320,7 @@ int ancf3843_geometry_init_mapped(double a, double b, double c, const double e0[
       for (int i = 0; i < 4; i++) {
         const double xi[3] = {x4[i], x4[j], x4[m]};
         double       S[NS], J[3][3], det, wq;
-        reference_jacobian(a, b, c, e0, xi, J, S);
+        reference_jacobian(a, b, c, e0, xi, J, S, NULL);
         det    = mat3_det((const double(*)[3])J);
         mindet = fmin(mindet, det);
         wq     = w4[i] * w4[j] * w4[m] * box * det;

@@ -166,7 +166,16 @@ static PetscErrorCode IndexElementLoads(TdModel model)
     if ((load->type != TD_LOAD_PRESSURE && load->type != TD_LOAD_TRACTION) || !load->face) continue;
     for (PetscInt k = 0; k < load->face->nfaces; k++) {
       const PetscInt e = model->bodies[load->body].element_offset + load->face->faces[k].cell;
-      model->element_loads[model->element_load_offset[e] + count[e]++] = (TdElementLoad){l, load->face->faces[k].face};
+      TdElementLoad *el = &model->element_loads[model->element_load_offset[e] + count[e]++];
+      el->load          = l;
+      el->face          = load->face->faces[k].face;
+      if (load->type == TD_LOAD_TRACTION) { /* its dead load's table, once (F16b) */
+        const TdBody           *body = &model->bodies[load->body];
+        const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[load->face->faces[k].cell]];
+        PetscReal               e0[ANCF3843_NDOF];
+        TdModelElementGather(model, e, model->q_ref, PETSC_TRUE, e0);
+        ancf3843_face_shape_area(geo->a, geo->b, geo->c, (int)el->face, e0, el->shape_area);
+      }
     }
   }
   PetscCall(PetscFree(count));

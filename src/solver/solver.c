@@ -739,6 +739,45 @@ static inline PetscReal PressureAt(TdSolver s, const TdLoad *load, PetscReal t)
   return s->mode == TD_MODE_STATIC ? s->load_factor * load->pressure : TdLoadPressure(load, t);
 }
 
+/* A moment M applied at material point mp through its gradients (F19): subtracts
+   Q_k = sum_j G_j,k (1/2) M x r_,j, r_,j from the full coordinates q, from the residual rf. */
+static void AddTorque(const TdMaterialPoint *mp, const PetscReal M[3], const PetscReal q[], PetscReal rf[])
+{
+  PetscReal rj[3][3] = {{0}};
+  for (PetscInt j = 0; j < 3; j++)
+    for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+      for (PetscInt i = 0; i < 3; i++) rj[j][i] += mp->G[j][k] * q[mp->coord[3 * k + i]];
+  for (PetscInt j = 0; j < 3; j++) {
+    PetscReal h[3];
+    h[0] = 0.5 * (M[1] * rj[j][2] - M[2] * rj[j][1]);
+    h[1] = 0.5 * (M[2] * rj[j][0] - M[0] * rj[j][2]);
+    h[2] = 0.5 * (M[0] * rj[j][1] - M[1] * rj[j][0]);
+    for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+      for (PetscInt i = 0; i < 3; i++) rf[mp->coord[3 * k + i]] -= mp->G[j][k] * h[i];
+  }
+}
+
+/* Its Jacobian block (F19), 96 x 96 over mp's coordinates: d(-Q_k)/de_l = -ce (sum_j G_j,k G_j,l)
+   (1/2)[M]x, with [M]x v = M x v. */
+static void TorqueBlock(const TdMaterialPoint *mp, const PetscReal M[3], PetscReal ce, PetscScalar v[])
+{
+  const PetscReal W[3][3] = {{0, -M[2], M[1]}, {M[2], 0, -M[0]}, {-M[1], M[0], 0}};
+  PetscReal       GG[ANCF3843_NSHAPE][ANCF3843_NSHAPE];
+  for (PetscInt a = 0; a < ANCF3843_NSHAPE; a++)
+    for (PetscInt b = 0; b < ANCF3843_NSHAPE; b++) GG[a][b] = mp->G[0][a] * mp->G[0][b] + mp->G[1][a] * mp->G[1][b] + mp->G[2][a] * mp->G[2][b];
+  for (PetscInt r = 0; r < NDOF; r++)
+    for (PetscInt q = 0; q < NDOF; q++) v[r * NDOF + q] = -ce * 0.5 * GG[r / 3][q / 3] * W[r % 3][q % 3];
+}
+
+/* A torque or force motor's value at t (statics: the full value times the load factor) (F23) */
+static PetscReal MotorValueAt(TdSolver s, const TdJoint *joint, PetscReal t)
+{
+  PetscReal v[3];
+  if (s->mode == TD_MODE_STATIC) return s->load_factor * joint->motor_value;
+  TdJointMotorTarget(joint, t, v);
+  return v[0];
+}
+
 static inline void TractionAt(TdSolver s, const TdLoad *load, PetscReal t, PetscReal tr[3])
 {
   if (s->mode == TD_MODE_STATIC)
@@ -797,10 +836,11 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
           const TdLoad *load = &m->loads[m->element_loads[j].load];
           if (load->type == TD_LOAD_PRESSURE) ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, load, t1), Q, NULL, 0);
           else {
-            PetscReal tr[3], e0[NDOF];
+            const PetscReal *A = m->element_loads[j].shape_area;
+            PetscReal        tr[3];
             TractionAt(s, load, t1, tr);
-            TdModelElementGather(m, e, m->q_ref, PETSC_TRUE, e0);
-            ancf3843_face_traction(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, e0, tr, Q);
+            for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+              for (PetscInt i = 0; i < 3; i++) Q[3 * k + i] -= A[k] * tr[i];
           }
         }
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++) {
@@ -843,20 +883,10 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
        gradients, a rigid rotation) */
     for (PetscInt l = 0; l < (rank == 0 ? m->nloads : 0); l++) {
       const TdLoad *load = &m->loads[l];
-      PetscReal     M[3], rj[3][3] = {{0}};
+      PetscReal     M[3];
       if (load->type != TD_LOAD_TORQUE) continue;
       TorqueAt(s, load, t1, M);
-      for (PetscInt j = 0; j < 3; j++)
-        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-          for (PetscInt i = 0; i < 3; i++) rj[j][i] += load->point.G[j][k] * s->q1[load->point.coord[3 * k + i]];
-      for (PetscInt j = 0; j < 3; j++) {
-        PetscReal h[3];
-        h[0] = 0.5 * (M[1] * rj[j][2] - M[2] * rj[j][1]);
-        h[1] = 0.5 * (M[2] * rj[j][0] - M[0] * rj[j][2]);
-        h[2] = 0.5 * (M[0] * rj[j][1] - M[1] * rj[j][0]);
-        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-          for (PetscInt i = 0; i < 3; i++) rf[load->point.coord[3 * k + i]] -= load->point.G[j][k] * h[i];
-      }
+      AddTorque(&load->point, M, s->q1, rf);
     }
     /* spring-dampers (F17), on rank 0: -S_a g on the first end, +S_b g on the second; damping
        only in dynamics (a static solve has no rates) */
@@ -995,32 +1025,18 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
        gradients (F19) on B and A, +-F u at their points */
     for (PetscInt j = 0; j < (rank == 0 ? m->njoints : 0); j++) {
       const TdJoint *joint = &m->joints[j];
-      PetscReal      v[3];
+      PetscReal      v;
       if (joint->motor != TD_MOTOR_TORQUE && joint->motor != TD_MOTOR_FORCE) continue;
-      TdJointMotorTarget(joint, t1, v);
-      if (s->mode == TD_MODE_STATIC) v[0] = s->load_factor * joint->motor_value;
+      v = MotorValueAt(s, joint, t1);
       for (PetscInt side = 0; side < 2; side++) {
         const TdMaterialPoint *mp = &joint->at[side];
-        const PetscReal        sg = side ? 1 : -1;
+        PetscReal              f[3];
         if (joint->body[side] < 0) continue;
-        if (joint->motor == TD_MOTOR_FORCE) {
+        for (PetscInt i = 0; i < 3; i++) f[i] = (side ? 1 : -1) * v * joint->u[i];
+        if (joint->motor == TD_MOTOR_TORQUE) AddTorque(mp, f, s->q1, rf);
+        else
           for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-            for (PetscInt i = 0; i < 3; i++) rf[mp->coord[3 * k + i]] -= mp->S[k] * sg * v[0] * joint->u[i];
-        } else {
-          PetscReal M[3], rj[3][3] = {{0}};
-          for (PetscInt i = 0; i < 3; i++) M[i] = sg * v[0] * joint->u[i];
-          for (PetscInt jj = 0; jj < 3; jj++)
-            for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-              for (PetscInt i = 0; i < 3; i++) rj[jj][i] += mp->G[jj][k] * s->q1[mp->coord[3 * k + i]];
-          for (PetscInt jj = 0; jj < 3; jj++) {
-            PetscReal h[3];
-            h[0] = 0.5 * (M[1] * rj[jj][2] - M[2] * rj[jj][1]);
-            h[1] = 0.5 * (M[2] * rj[jj][0] - M[0] * rj[jj][2]);
-            h[2] = 0.5 * (M[0] * rj[jj][1] - M[1] * rj[jj][0]);
-            for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-              for (PetscInt i = 0; i < 3; i++) rf[mp->coord[3 * k + i]] -= mp->G[jj][k] * h[i];
-          }
-        }
+            for (PetscInt i = 0; i < 3; i++) rf[mp->coord[3 * k + i]] -= mp->S[k] * f[i];
       }
     }
     /* free rigid bodies (F21), on rank 0: the constant mass matrix diag(m I, J (x) I) on
@@ -1169,14 +1185,10 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         PetscReal              xa[3], xb[3], va[3], vb[3], g[3], Kd[3][3], Kv[3][3], B[3][3];
         const PetscReal        c = s->mode == TD_MODE_DYNAMIC ? load->damping : 0;
         if (load->type == TD_LOAD_TORQUE) {
-          /* torque (F19): d(-Q_k)/de_l = -ce (sum_j G_j,k G_j,l) (1/2)[M]x, with [M]x v = M x v */
-          PetscReal M[3], GG[ANCF3843_NSHAPE][ANCF3843_NSHAPE];
+          PetscReal M[3];
           TorqueAt(s, load, StepTime(s), M);
-          const PetscReal W[3][3] = {{0, -M[2], M[1]}, {M[2], 0, -M[0]}, {-M[1], M[0], 0}};
-          for (PetscInt a = 0; a < ANCF3843_NSHAPE; a++)
-            for (PetscInt b = 0; b < ANCF3843_NSHAPE; b++) GG[a][b] = load->point.G[0][a] * load->point.G[0][b] + load->point.G[1][a] * load->point.G[1][b] + load->point.G[2][a] * load->point.G[2][b];
-          for (PetscInt r = 0; r < NDOF; r++)
-            for (PetscInt q = 0; q < NDOF; q++, k++) s->coo_v[k] = -ce * 0.5 * GG[r / 3][q / 3] * W[r % 3][q % 3];
+          TorqueBlock(&load->point, M, ce, &s->coo_v[k]);
+          k += NDOF * NDOF;
           continue;
         }
         /* springs (F17): d(sigma_a S_a g)/dq_b = sigma_a sigma_b S_a S_b (ce Kd + cv Kv),
@@ -1233,23 +1245,17 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
           TdRowHessianValues(&m->rows[c], ce * s->row_scale * PetscRealPart(uu[m->row_offset + c]), &s->coo_v[k]);
           k += nh;
         }
-        for (PetscInt j = 0; j < m->njoints; j++) { /* torque motors: -ce (sum_j G_j G_j) (1/2)[M]x per side (F19) */
+        for (PetscInt j = 0; j < m->njoints; j++) { /* torque motors: each side's F19 block */
           const TdJoint *joint = &m->joints[j];
-          PetscReal      v[3];
+          PetscReal      v;
           if (joint->motor != TD_MOTOR_TORQUE) continue;
-          TdJointMotorTarget(joint, StepTime(s), v);
-          if (s->mode == TD_MODE_STATIC) v[0] = s->load_factor * joint->motor_value;
+          v = MotorValueAt(s, joint, StepTime(s));
           for (PetscInt side = 0; side < 2; side++) {
-            const TdMaterialPoint *mp = &joint->at[side];
-            PetscReal              M[3];
+            PetscReal M[3];
             if (joint->body[side] < 0) continue;
-            for (PetscInt i = 0; i < 3; i++) M[i] = (side ? 1 : -1) * v[0] * joint->u[i];
-            const PetscReal Wm[3][3] = {{0, -M[2], M[1]}, {M[2], 0, -M[0]}, {-M[1], M[0], 0}};
-            for (PetscInt r = 0; r < NDOF; r++)
-              for (PetscInt q = 0; q < NDOF; q++, k++) {
-                const PetscInt a = r / 3, b = q / 3;
-                s->coo_v[k]      = -ce * 0.5 * (mp->G[0][a] * mp->G[0][b] + mp->G[1][a] * mp->G[1][b] + mp->G[2][a] * mp->G[2][b]) * Wm[r % 3][q % 3];
-              }
+            for (PetscInt i = 0; i < 3; i++) M[i] = (side ? 1 : -1) * v * joint->u[i];
+            TorqueBlock(&joint->at[side], M, ce, &s->coo_v[k]);
+            k += NDOF * NDOF;
           }
         }
         PetscCall(VecRestoreArrayRead(s->Useq, &uu));
