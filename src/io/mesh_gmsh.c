@@ -321,40 +321,22 @@ static void TdChooseFrame(const PetscReal d[3][3], PetscReal axes[9], PetscInt p
   for (PetscInt K = 0; K < 3; K++) perm[K] = perms[bestp][K];
 }
 
-/* Check that the hexahedron with corners P (Gmsh order) is a rectangular box and convert it:
-   nodes g (Gmsh order) -> cell (ANCF corner order), size, axes.  Errors name the cell. */
+/* Convert a hexahedron with corners P (Gmsh order) that TdHexIsBox found to be a rectangular box:
+   nodes g (Gmsh order) -> cell (ANCF corner order), size, axes.  A collapsed edge is refused,
+   naming the cell. */
 static PetscErrorCode TdConvertHex(MPI_Comm comm, const char source[], PetscInt c, size_t elemtag, const PetscReal P[8][3], const PetscInt g[8], PetscReal diag, PetscInt cell[8], PetscReal size[3], PetscReal axes[9])
 {
-  PetscReal e[3][3], L[3], Lmax = 0, cosmax = 0, misfit = 0, E[3][3], d[3][3], ell[3], C[3] = {0, 0, 0};
-  PetscInt  perm[3], used = 0, worst = 0;
+  PetscReal e[3][3], L[3], E[3][3], d[3][3], ell[3], C[3] = {0, 0, 0};
+  PetscInt  perm[3], used = 0;
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < 3; k++) {
     const int nb = k == 0 ? 1 : (k == 1 ? 3 : 4);
     for (PetscInt i = 0; i < 3; i++) e[k][i] = P[nb][i] - P[0][i];
     L[k] = vec3_norm(e[k]);
-    Lmax = PetscMax(Lmax, L[k]);
   }
   PetscCheck(L[0] > 1e-12 * diag && L[1] > 1e-12 * diag && L[2] > 1e-12 * diag, comm, PETSC_ERR_USER_INPUT,
              "mesh %s: cell %" PetscInt_FMT " (Gmsh element %zu) is degenerate (edge lengths %g, %g, %g m); the ANCF 3843 element needs box cells. Check the mesh for collapsed hexahedra.", source, c, elemtag, (double)L[0], (double)L[1], (double)L[2]);
-  for (PetscInt k = 0; k < 3; k++)
-    for (PetscInt l = k + 1; l < 3; l++) cosmax = PetscMax(cosmax, PetscAbsReal(vec3_dot(e[k], e[l])) / (L[k] * L[l]));
-  for (PetscInt n = 0; n < 8; n++) {
-    PetscReal x[3], r;
-    for (PetscInt i = 0; i < 3; i++) x[i] = P[0][i] + td_gmsh_hex_uvw[n][0] * e[0][i] + td_gmsh_hex_uvw[n][1] * e[1][i] + td_gmsh_hex_uvw[n][2] * e[2][i] - P[n][i];
-    r = vec3_norm(x) / Lmax;
-    if (r > misfit) {
-      misfit = r;
-      worst  = n;
-    }
-  }
-  if (cosmax > TD_MESH_ORTHO_TOL || misfit > TD_MESH_ORTHO_TOL) {
-    char why[256];
-    if (cosmax > TD_MESH_ORTHO_TOL) PetscCall(PetscSNPrintf(why, sizeof(why), "the edges at its first corner are not perpendicular (largest |cosine| %g)", (double)cosmax));
-    else PetscCall(PetscSNPrintf(why, sizeof(why), "its corner %" PetscInt_FMT " (Gmsh order) is off the box spanned by the edges at its first corner by %g of the longest edge", worst, (double)misfit));
-    SETERRQ(comm, PETSC_ERR_USER_INPUT, "mesh %s: cell %" PetscInt_FMT " (Gmsh element %zu) is not a rectangular box (the ANCF 3843 element needs box cells): %s; relative tolerance %g. Mesh the body with structured (transfinite, recombined) hexahedra whose cells are rectangular boxes, possibly rotated.", source, c, elemtag, why, (double)TD_MESH_ORTHO_TOL);
-  }
-
   /* Edge vectors averaged over the four parallel edges. */
   for (PetscInt k = 0; k < 3; k++)
     for (PetscInt i = 0; i < 3; i++) E[k][i] = 0;
