@@ -153,11 +153,10 @@ typedef struct {
   PetscReal coef[TD_ROW_TERMS];
   PetscInt  joint;      /* owning joint, or -1 */
   PetscInt  kind;       /* 0: hold reference value b0; 1: crank x_P(t); 2, 3: spin b0 cos, b0 sin;
-                           4: orthonormality a_i . a_j = b0 of a free body (F21);
-                           5: U . W = b0 of two vector forms (F22);
+                           5: U . W = b0 of two vector forms (F22; a free body's
+                           orthonormality a_i . a_j = delta_ij too, F21);
                            6: cos(th) U2 . W - sin(th) U1 . W = 0, a motor's turn (F23);
                            7: left out as redundant (redundancy.c): lambda = 0 */
-  PetscInt  slope[2];   /* kind 4: i, j; coord holds a_i's then (i != j) a_j's coordinates */
   TdVectorForm *form[3]; /* kind 5: U and W (owned), coord holds U's terms then W's; kind 6
                             (a motor's turn row): U1, W, U2, coord holds U1's, W's, U2's terms */
   PetscBool driven;     /* kind 5: the target moves with the joint's motor (b0 + s(t)) */
@@ -266,7 +265,7 @@ PetscReal TdLoadPressure(const TdLoad *load, PetscReal t);
 void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, PetscReal *bdot, PetscReal *bddot);
 /* Crank-slider kinematics x_P(t) relative to the crank centre (formulation.md §4). */
 void TdCrankSlider(const TdJoint *joint, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot);
-/* Kind-4 and kind-5 rows (F21, F22): their coefficients dPhi/dq at the full coordinates q (nterms
+/* Kind-5 and kind-6 rows (F21-F23): their coefficients dPhi/dq at the full coordinates q (nterms
    of them); other rows: row->coef. */
 void TdConstraintRowCoefficients(const TdConstraintRow *row, const PetscReal q[], PetscReal coef[]);
 /* Free rigid body (F21): the position of material point X (reference coordinates) in the full

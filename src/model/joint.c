@@ -50,7 +50,7 @@ void TdConstraintTarget(TdModel model, PetscInt r, PetscReal t, PetscReal *b, Pe
     *b     = row->b0 + v[0];
     *bdot  = v[1];
     *bddot = v[2];
-  } else if (row->kind >= 4) { /* orthonormality, dot rows, turn rows: their second rate depends on the state (the residual forms it) */
+  } else if (row->kind >= 5) { /* dot rows (orthonormality included) and turn rows: their second rate depends on the state (the residual forms it) */
     *b     = row->b0;
     *bdot  = 0;
     *bddot = 0;
@@ -217,27 +217,7 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
     }
     joint->nrows = model->nrows - joint->first_row;
   }
-  /* free rigid bodies (F21): the orthonormality of their axes, a_i . a_j = delta_ij, i <= j */
-  for (PetscInt b = 0; b < model->nbodies && !TdOptionsHelpRequested(); b++) {
-    const TdBody  *body = &model->bodies[b];
-    const PetscInt base = TD_NODE_DOF * body->node_offset;
-    if (body->type != TD_BODY_FREE) continue;
-    for (PetscInt i = 0; i < 3; i++)
-      for (PetscInt j = i; j < 3; j++) {
-        TdConstraintRow *row = &model->rows[model->nrows++];
-        row->kind            = 4;
-        row->joint           = -1;
-        row->slope[0]        = i;
-        row->slope[1]        = j;
-        row->b0              = i == j ? 1 : 0;
-        row->nterms          = i == j ? 3 : 6;
-        for (PetscInt c = 0; c < 3; c++) {
-          row->coord[c] = base + 3 * (1 + i) + c;
-          if (i != j) row->coord[3 + c] = base + 3 * (1 + j) + c;
-        }
-        TdConstraintRowCoefficients(row, model->q_ref, row->coef);
-      }
-  }
+  if (!TdOptionsHelpRequested()) PetscCall(TdFreeBodyRowsInternal(model));
   PetscFunctionReturn(0);
 }
 
@@ -265,16 +245,5 @@ void TdConstraintRowCoefficients(const TdConstraintRow *row, const PetscReal q[]
     for (PetscInt t = 0; t < row->form[1]->n; t++) coef[row->form[0]->n + t] = row->form[1]->coef[t] * U[row->form[1]->coord[t] % 3];
     return;
   }
-  if (row->kind != 4) {
-    for (PetscInt t = 0; t < row->nterms; t++) coef[t] = row->coef[t];
-    return;
-  }
-  /* d(a_i . a_j)/da_i = a_j, d/da_j = a_i; for i = j, 2 a_i */
-  if (row->nterms == 3)
-    for (PetscInt c = 0; c < 3; c++) coef[c] = 2 * q[row->coord[c]];
-  else
-    for (PetscInt c = 0; c < 3; c++) {
-      coef[c]     = q[row->coord[3 + c]];
-      coef[3 + c] = q[row->coord[c]];
-    }
+  for (PetscInt t = 0; t < row->nterms; t++) coef[t] = row->coef[t];
 }

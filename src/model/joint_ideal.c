@@ -298,6 +298,32 @@ void TdJointsUpdate(TdModel model, PetscReal t)
   }
 }
 
+/* Free rigid bodies (F21): the orthonormality of their axes as dot rows a_i . a_j = delta_ij,
+   i <= j, owned by no joint (joint -1). */
+PetscErrorCode TdFreeBodyRowsInternal(TdModel model)
+{
+  PetscFunctionBegin;
+  for (PetscInt b = 0; b < model->nbodies; b++) {
+    const TdBody  *body = &model->bodies[b];
+    const PetscInt base = TD_NODE_DOF * body->node_offset;
+    if (body->type != TD_BODY_FREE) continue;
+    for (PetscInt i = 0; i < 3; i++)
+      for (PetscInt k = i; k < 3; k++) {
+        TdVectorForm U, W;
+        PetscCall(PetscMemzero(&U, sizeof U));
+        PetscCall(PetscMemzero(&W, sizeof W));
+        for (PetscInt c = 0; c < 3; c++) {
+          U.coord[U.n]  = base + 3 * (1 + i) + c;
+          U.coef[U.n++] = 1;
+          W.coord[W.n]  = base + 3 * (1 + k) + c;
+          W.coef[W.n++] = 1;
+        }
+        PetscCall(AddDotRow(model, -1, &U, &W));
+      }
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
 {
   TdJoint     *joint = &model->joints[j];

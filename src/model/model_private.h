@@ -38,6 +38,8 @@ PetscErrorCode TdModelReadPointInternal(TdModel model, const char prefix[], cons
    in names, read after the bodies and their coordinates. */
 PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*names)[64]);
 PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j);
+/* Free rigid bodies' orthonormality rows (joint_ideal.c, F21). */
+PetscErrorCode TdFreeBodyRowsInternal(TdModel model);
 /* Leaves out constraint rows that repeat others in the reference configuration (redundancy.c). */
 PetscErrorCode TdModelDropRedundantRowsInternal(TdModel model);
 /* A load's (or motor's) CSV table of time and value into load->table_t, table_f (load.c). */

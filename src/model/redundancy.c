@@ -24,7 +24,7 @@ PetscErrorCode TdModelDropRedundantRowsInternal(TdModel model)
     const PetscInt   r   = rr % model->nrows;
     TdConstraintRow *row = &model->rows[r];
     PetscReal        norm0 = 0, norm = 0;
-    if ((rr < model->nrows) != (row->kind == 4)) continue;
+    if ((rr < model->nrows) != (row->joint < 0)) continue;
     PetscCall(PetscArrayzero(v, n));
     TdConstraintRowCoefficients(row, model->q_ref, coef);
     for (PetscInt t = 0; t < row->nterms; t++) {

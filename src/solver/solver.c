@@ -147,7 +147,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
                 if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
               }
       }
-      /* free rigid bodies: their 12 x 12 blocks (mass matrix, orthonormality Hessian) */
+      /* free rigid bodies: their 12 x 12 mass blocks */
       for (PetscInt b = 0; b < model->nbodies; b++) {
         const PetscInt base = TD_NODE_DOF * model->bodies[b].node_offset;
         if (model->bodies[b].type != TD_BODY_FREE) continue;
@@ -1005,20 +1005,6 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         } else r[m->row_offset + c] = s->row_scale * (c1 * vec3_dot(U1, W) + c2 * vec3_dot(U2, W));
         continue;
       }
-      if (row->kind == 4) {
-        /* orthonormality (F21): a_i . a_j - delta_ij; in the initial accelerations its second
-           rate, a_i'' . a_j + a_i . a_j'' + 2 a_i' . a_j' (phi holds the first two) */
-        const PetscInt *ci = row->coord, *cj = row->nterms == 3 ? row->coord : &row->coord[3];
-        PetscReal       d  = 0;
-        if (s->mode == TD_MODE_ACCELERATION) {
-          for (PetscInt k = 0; k < 3; k++) d += s->v1[ci[k]] * s->v1[cj[k]];
-          r[m->row_offset + c] = s->row_scale * (phi + 2 * d);
-        } else {
-          for (PetscInt k = 0; k < 3; k++) d += s->q1[ci[k]] * s->q1[cj[k]];
-          r[m->row_offset + c] = s->row_scale * (d - row->b0);
-        }
-        continue;
-      }
       r[m->row_offset + c] = s->row_scale * (phi - (s->mode == TD_MODE_ACCELERATION ? bdd : b));
     }
     /* joint motors' torques and forces (F23), on rank 0: +-T u through the joint points'
@@ -1206,36 +1192,20 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
             for (PetscInt r = 0; r < NDOF; r++)
               for (PetscInt q = 0; q < NDOF; q++, k++) s->coo_v[k] = sig[a] * sig[b] * end[a]->S[r / 3] * end[b]->S[q / 3] * B[r % 3][q % 3];
       }
-      /* free rigid bodies (F21): cM times the mass matrix diag(m I, J (x) I) and ce times the
-         multipliers' orthonormality Hessian, sum_ij lambda_ij d^2(a_i . a_j)/dq^2 */
+      /* free rigid bodies (F21): cM times the mass matrix diag(m I, J (x) I) (their
+         orthonormality rows are dot rows, whose Hessians follow) */
       {
         const PetscScalar *uu;
         PetscCall(VecGetArrayRead(s->Useq, &uu));
         for (PetscInt b = 0; b < m->nbodies; b++) {
-          const TdBody  *body = &m->bodies[b];
-          const PetscInt base = TD_NODE_DOF * body->node_offset;
-          PetscReal      B[12][12];
+          const TdBody *body = &m->bodies[b];
+          PetscReal     B[12][12];
           if (body->type != TD_BODY_FREE) continue;
           PetscCall(PetscArrayzero(&B[0][0], 144));
           for (PetscInt i = 0; i < 3; i++) B[i][i] = cM * body->mass;
           for (PetscInt kk = 0; kk < 3; kk++)
             for (PetscInt l = 0; l < 3; l++)
               for (PetscInt i = 0; i < 3; i++) B[3 * (1 + kk) + i][3 * (1 + l) + i] += cM * body->J[3 * kk + l];
-          for (PetscInt c = 0; c < m->nrows && ce != 0; c++) {
-            const TdConstraintRow *row = &m->rows[c];
-            PetscReal              lam;
-            if (row->kind != 4 || row->coord[0] / TD_NODE_DOF != body->node_offset) continue;
-            lam = ce * s->row_scale * PetscRealPart(uu[m->row_offset + c]);
-            for (PetscInt i = 0; i < 3; i++) {
-              const PetscInt a = 3 * (1 + row->slope[0]) + i, bb = 3 * (1 + row->slope[1]) + i;
-              if (a == bb) B[a][a] += 2 * lam;
-              else {
-                B[a][bb] += lam;
-                B[bb][a] += lam;
-              }
-            }
-          }
-          (void)base;
           for (PetscInt i = 0; i < 12; i++)
             for (PetscInt j = 0; j < 12; j++, k++) s->coo_v[k] = B[i][j];
         }
