@@ -20,6 +20,7 @@
 #include <petscsys.h>
 #include <petscviewer.h>
 #include <tribodyn/ancf3843.h>
+#include <tribodyn/clearance_contact.h>
 #include <tribodyn/mesh.h>
 #include <tribodyn/film.h>
 
@@ -102,7 +103,7 @@ typedef struct {
 } TdElementLoad;
 
 typedef enum { TD_MOTOR_NONE, TD_MOTOR_ANGLE, TD_MOTOR_SPEED, TD_MOTOR_TORQUE, TD_MOTOR_POSITION, TD_MOTOR_FORCE } TdMotorType;
-typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER, TD_JOINT_SPIN, TD_JOINT_SPHERICAL, TD_JOINT_REVOLUTE, TD_JOINT_UNIVERSAL, TD_JOINT_FIXED, TD_JOINT_DISTANCE, TD_JOINT_CYLINDRICAL, TD_JOINT_PRISMATIC, TD_JOINT_INLINE } TdJointType;
+typedef enum { TD_JOINT_POINT, TD_JOINT_CRANK_SLIDER, TD_JOINT_SPIN, TD_JOINT_SPHERICAL, TD_JOINT_REVOLUTE, TD_JOINT_UNIVERSAL, TD_JOINT_FIXED, TD_JOINT_DISTANCE, TD_JOINT_CYLINDRICAL, TD_JOINT_PRISMATIC, TD_JOINT_INLINE, TD_JOINT_CLEARANCE } TdJointType;
 
 typedef struct {
   char            name[TD_NAME_LEN];
@@ -125,6 +126,11 @@ typedef struct {
   PetscReal       motor_value;    /* its value V [rad, rad/s, N m, m, m/s, N]: the quantity is V f(t) */
   TdLoad          motor_profile;  /* f(t): the profile, its start, duration and table (-<j>_motor_...) */
   PetscInt        first_row, nrows;
+  /* clearance (F24): a pin on A in a hole on B, no rows; the contact force law, the approach
+     speed v_imp of the current contact (latched at the start of each step that begins apart,
+     TdJointsStepStart) and its floor */
+  ClearanceContactLaw contact;
+  PetscReal       impact_speed, impact_speed_min;
 } TdJoint;
 
 typedef struct {
@@ -283,6 +289,17 @@ void       TdRowHessianValues(const TdConstraintRow *row, PetscReal scale, Petsc
    relative angle (unwrapped from the joint's last value) at the coordinates q with the
    multipliers lambda (physical units). */
 void TdJointIdealOutput(TdModel model, PetscInt j, const PetscReal q[], const PetscReal lambda[], PetscReal force[3], PetscReal moment[3], PetscReal *angle);
+/* Clearance joints (F24; joint_clearance.c): the approach speeds latched at the start of a step
+   from its starting state; the contact's generalised forces added as -Q to rf at (q, v) (v NULL:
+   at rest, a static solve); their Jacobian
+   blocks (count, full-coordinate pattern, values ce d(-Q)/dq + cv d(-Q)/dv in the pattern's
+   order); the force and moment on the pin's body and the contact state for the output. */
+void       TdJointsStepStart(TdModel model, const PetscReal q[], const PetscReal v[]);
+void       TdJointsClearanceResidual(TdModel model, const PetscReal q[], const PetscReal v[], PetscReal rf[]);
+PetscCount TdJointsClearanceEntries(TdModel model);
+void       TdJointsClearancePattern(TdModel model, PetscInt ci[], PetscInt cj[]);
+void       TdJointsClearanceValues(TdModel model, const PetscReal q[], const PetscReal v[], PetscReal ce, PetscReal cv, PetscScalar vals[]);
+void       TdJointClearanceOutput(TdModel model, PetscInt j, const PetscReal q[], const PetscReal v[], PetscReal force[3], PetscReal moment[3], ClearanceContactState *st);
 /* Joint motors (F23): the driven quantity's value, rate and second rate at t (an angle or a
    position: V f, V f', V f'' for angle and position motors, V int f, V f, V f' for speed motors),
    and the rows' time-dependent parts updated to t (call before a residual or Jacobian). */

@@ -121,6 +121,7 @@ typedef struct {
   PetscInt  sensor0, energy_k, energy_s, joint0, newton, linear, wall;
   PetscInt *body;   /* nbodies: position series, -1 for bodies without cells */
   PetscInt *jmoment, *jangle; /* njoints: ideal joints' moment and (revolute) angle series, else -1 */
+  PetscInt *jecc;             /* njoints: clearance joints' eccentricity series (penetration the next), else -1 */
   PetscInt *frame;  /* nbodies: free rigid bodies' coordinates [r, a1, a2, a3] (12), else -1 */
   PetscInt *film;   /* TD_FILM_SERIES per film: pressure, h, asperity pressure (field series), load,
                        friction, h_min, position (field series, -1: static frame), p_max,
@@ -152,12 +153,21 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
     PetscCall(TdOutputAddSeries(out, name, 3, &id));
     if (j == 0) ids->joint0 = id;
   }
-  PetscCall(PetscMalloc2(PetscMax(m->njoints, 1), &ids->jmoment, PetscMax(m->njoints, 1), &ids->jangle));
+  PetscCall(PetscMalloc3(PetscMax(m->njoints, 1), &ids->jmoment, PetscMax(m->njoints, 1), &ids->jangle, PetscMax(m->njoints, 1), &ids->jecc));
   for (PetscInt j = 0; j < m->njoints; j++) {
-    ids->jmoment[j] = ids->jangle[j] = -1;
+    ids->jmoment[j] = ids->jangle[j] = ids->jecc[j] = -1;
     if (m->joints[j].type < TD_JOINT_SPHERICAL) continue;
     PetscCall(PetscSNPrintf(name, sizeof name, "/joints/%s/moment", m->joints[j].name));
     PetscCall(TdOutputAddSeries(out, name, 3, &ids->jmoment[j]));
+    if (m->joints[j].type == TD_JOINT_CLEARANCE) {
+      PetscInt id;
+      PetscCall(PetscSNPrintf(name, sizeof name, "/joints/%s/eccentricity", m->joints[j].name));
+      PetscCall(TdOutputAddSeries(out, name, 3, &ids->jecc[j]));
+      PetscCall(PetscSNPrintf(name, sizeof name, "/joints/%s/penetration", m->joints[j].name));
+      PetscCall(TdOutputAddSeries(out, name, 1, &id));
+      PetscCheck(id == ids->jecc[j] + 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "output series of joint '%s' are not consecutive", m->joints[j].name);
+      continue;
+    }
     if (m->joints[j].type != TD_JOINT_REVOLUTE) continue;
     PetscCall(PetscSNPrintf(name, sizeof name, "/joints/%s/angle", m->joints[j].name));
     PetscCall(TdOutputAddSeries(out, name, 1, &ids->jangle[j]));
@@ -257,7 +267,14 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   for (PetscInt j = 0; j < m->njoints; j++) {
     TdSolverJointReaction(s, j, row);
     PetscCall(TdOutputSetSeries(out, ids->joint0 + j, row));
-    if (ids->jmoment[j] >= 0) { /* ideal joints (F22): the moment on the first body, a revolute's angle */
+    if (ids->jecc[j] >= 0) { /* clearance joints (F24): the contact's moment on the pin, e and delta */
+      PetscReal             f[3], mom[3];
+      ClearanceContactState st;
+      TdJointClearanceOutput(m, j, s->q, s->v, f, mom, &st);
+      PetscCall(TdOutputSetSeries(out, ids->jmoment[j], mom));
+      PetscCall(TdOutputSetSeries(out, ids->jecc[j], st.eccentricity));
+      PetscCall(TdOutputSetSeries(out, ids->jecc[j] + 1, &st.delta));
+    } else if (ids->jmoment[j] >= 0) { /* ideal joints (F22): the moment on the first body, a revolute's angle */
       PetscReal f[3], mom[3], ang;
       TdJointIdealOutput(m, j, s->q, s->lambda, f, mom, ids->jangle[j] >= 0 ? &ang : NULL);
       PetscCall(TdOutputSetSeries(out, ids->jmoment[j], mom));
@@ -729,7 +746,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscFree(resume));
   PetscCall(PetscFree(ids.body));
-  PetscCall(PetscFree2(ids.jmoment, ids.jangle));
+  PetscCall(PetscFree3(ids.jmoment, ids.jangle, ids.jecc));
   PetscCall(PetscFree(ids.frame));
   PetscCall(PetscFree(ids.film));
   PetscCall(Finish(&solver, &model));

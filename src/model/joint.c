@@ -10,7 +10,7 @@
 #include <tribodyn/options.h>
 #include <string.h>
 
-static const char *const joint_types[] = {"point", "crank_slider", "spin", "spherical", "revolute", "universal", "fixed", "distance", "cylindrical", "prismatic", "inline", NULL};
+static const char *const joint_types[] = {"point", "crank_slider", "spin", "spherical", "revolute", "universal", "fixed", "distance", "cylindrical", "prismatic", "inline", "clearance", NULL};
 
 /* x_P - x_c = r cos(th) + l cos(phi), sin(phi) = lambda sin(th) - e/l (formulation.md §4). */
 void TdCrankSlider(const TdJoint *j, PetscReal t, PetscReal *x, PetscReal *xdot, PetscReal *xddot)
@@ -112,7 +112,7 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
     TdJoint  *joint = &model->joints[j];
     PetscInt  b, type;
     PetscCall(PetscStrncpy(joint->name, names[j], TD_NAME_LEN));
-    PetscCall(TdOptionsEnum(joint->name, "type", "point: hold components of a material point; crank_slider: drive (formulation §4); spin: turn the body about a fixed axis direction (F20); spherical, revolute, universal, fixed, distance, cylindrical, prismatic, inline: ideal joints between -<j>_bodies A,B (F22)", joint_types, 0, &type, NULL));
+    PetscCall(TdOptionsEnum(joint->name, "type", "point: hold components of a material point; crank_slider: drive (formulation §4); spin: turn the body about a fixed axis direction (F20); spherical, revolute, universal, fixed, distance, cylindrical, prismatic, inline: ideal joints between -<j>_bodies A,B (F22); clearance: a pin on A in a hole on B with radial clearance, dry contact (F24)", joint_types, 0, &type, NULL));
     joint->type = (TdJointType)type;
     if (joint->type >= TD_JOINT_SPHERICAL) { /* between two bodies (joint_ideal.c) */
       PetscCall(TdJointIdealFromOptionsInternal(model, j));

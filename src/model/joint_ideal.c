@@ -337,10 +337,12 @@ PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
   PetscFunctionBegin;
   PetscCall(TdOptionsNameList(p, "bodies", "ideal joint: the two bodies A,B (ground for the fixed frame); reactions are those on A", &nb, &names));
   PetscCall(TdOptionsRealArray(p, "point", "ideal joint: the joint point (reference configuration; distance: the point on A)", "m", 3, NULL, X, &has_point));
-  PetscCall(TdOptionsRealArray(p, "point2", "distance joint: the point on B (reference configuration)", "m", 3, NULL, X2, &has_point2));
-  PetscCall(TdOptionsRealArray(p, "axis", "revolute, cylindrical, prismatic, universal, fixed: the joint axis (reference configuration; universal: the axis on A)", NULL, 3, axis, axis, NULL));
+  PetscCall(TdOptionsRealArray(p, "point2", "distance joint: the point on B; clearance joint: the hole's centre on B (default: -<j>_point, the pin centred) (reference configuration)", "m", 3, NULL, X2, &has_point2));
+  PetscCall(TdOptionsRealArray(p, "axis", "revolute, cylindrical, prismatic, universal, fixed: the joint axis (reference configuration; universal: the axis on A; clearance: the hole's axis on B)", NULL, 3, axis, axis, NULL));
   if (TdOptionsHelpRequested()) {
     PetscCall(PetscFree(names));
+    if (joint->type == TD_JOINT_CLEARANCE) PetscCall(TdJointClearanceFromOptionsInternal(model, j));
+    else PetscCall(MotorFromOptions(model, j));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_bodies", p));
@@ -359,7 +361,7 @@ PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
   PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_point", p));
   if (!has_point) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Joint '%s' has no joint point: set %s x,y,z", p, opt);
   if (joint->type == TD_JOINT_DISTANCE && !has_point2) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Joint '%s' is a distance joint: set -%s_point2 x,y,z, its point on the second body", p, p);
-  if (joint->type != TD_JOINT_DISTANCE)
+  if (joint->type != TD_JOINT_DISTANCE && !(joint->type == TD_JOINT_CLEARANCE && has_point2))
     for (PetscInt i = 0; i < 3; i++) X2[i] = X[i];
   {
     const PetscReal na = vec3_norm(axis);
@@ -367,12 +369,21 @@ PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
     for (PetscInt i = 0; i < 3; i++) joint->u[i] = axis[i] / na;
     Normals(joint->u, joint->v1, joint->v2);
   }
+  for (PetscInt i = 0; i < 3; i++) { /* a ground side keeps its point (the other fields unused) */
+    joint->at[0].X[i] = X[i];
+    joint->at[1].X[i] = X2[i];
+  }
   for (PetscInt s = 0; s < 2; s++)
     if (joint->body[s] >= 0) {
-      PetscCall(PetscSNPrintf(what, sizeof what, "Option -%s_%s of joint '%s'", p, s == 0 ? "point" : (joint->type == TD_JOINT_DISTANCE ? "point2" : "point"), p));
+      PetscCall(PetscSNPrintf(what, sizeof what, "Option -%s_%s of joint '%s'", p, s == 0 ? "point" : (has_point2 && (joint->type == TD_JOINT_DISTANCE || joint->type == TD_JOINT_CLEARANCE) ? "point2" : "point"), p));
       PetscCall(TdModelMaterialPoint(model, joint->body[s], s == 0 ? X : X2, what, &joint->at[s]));
     }
   joint->first_row = model->nrows;
+  if (joint->type == TD_JOINT_CLEARANCE) { /* no rows: a contact force (joint_clearance.c) */
+    PetscCall(TdJointClearanceFromOptionsInternal(model, j));
+    joint->nrows = 0;
+    PetscFunctionReturn(0);
+  }
   /* positions: x_B - x_A */
   PetscCall(PetscMemzero(&W, sizeof W));
   FormPosition(joint, 1, X2, 1, &W);

@@ -38,6 +38,7 @@ PetscErrorCode TdModelReadPointInternal(TdModel model, const char prefix[], cons
    in names, read after the bodies and their coordinates. */
 PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*names)[64]);
 PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j);
+PetscErrorCode TdJointClearanceFromOptionsInternal(TdModel model, PetscInt j);
 /* Free rigid bodies' orthonormality rows (joint_ideal.c, F21). */
 PetscErrorCode TdFreeBodyRowsInternal(TdModel model);
 /* Leaves out constraint rows that repeat others in the reference configuration (redundancy.c). */

@@ -276,6 +276,18 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   PetscCall(TdOutputCheckpointPutReal(out, "a", m->nfull, s->a));
   PetscCall(TdOutputCheckpointPutReal(out, "qdd", m->nfull, s->qdd));
   PetscCall(TdOutputCheckpointPutReal(out, "lambda", m->nrows, s->lambda));
+  if (m->njoints) {
+    /* the joints' history: a revolute's unwrapped angle, a clearance joint's approach speed */
+    PetscReal *js;
+    PetscCall(PetscMalloc1(3 * m->njoints, &js));
+    for (PetscInt j = 0; j < m->njoints; j++) {
+      js[3 * j]     = m->joints[j].angle;
+      js[3 * j + 1] = m->joints[j].angle_prev;
+      js[3 * j + 2] = m->joints[j].impact_speed;
+    }
+    PetscCall(TdOutputCheckpointPutReal(out, "joint_state", 3 * m->njoints, js));
+    PetscCall(PetscFree(js));
+  }
   PetscCall(PetscMalloc1(PetscMax(nbuf, 1), &buf));
   PetscCall(GatherUnknowns(s, s->U, buf));
   PetscCall(TdOutputCheckpointPutReal(out, "U", s->N, buf));
@@ -411,6 +423,14 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   PetscCall(TdCheckpointFileGetReal(cf, "lambda", PETSC_TRUE, &n, &v));
   PetscCheck(n == m->nrows, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint has %" PetscInt_FMT " multipliers, the model %" PetscInt_FMT, path, n, m->nrows);
   if (n) PetscCall(PetscArraycpy(s->lambda, v, n));
+  PetscCall(PetscFree(v));
+  PetscCall(TdCheckpointFileGetReal(cf, "joint_state", PETSC_FALSE, &n, &v));
+  if (n == 3 * m->njoints) /* absent in older checkpoints: angles restart modulo 2 pi */
+    for (PetscInt j = 0; j < m->njoints; j++) {
+      m->joints[j].angle        = v[3 * j];
+      m->joints[j].angle_prev   = v[3 * j + 1];
+      m->joints[j].impact_speed = v[3 * j + 2];
+    }
   PetscCall(PetscFree(v));
   PetscCall(TdCheckpointFileGetReal(cf, "U", PETSC_TRUE, &n, &v));
   PetscCheck(n == s->N, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint has %" PetscInt_FMT " unknowns, the model %" PetscInt_FMT, path, n, s->N);

@@ -82,6 +82,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       for (PetscInt r = 0; r < model->nrows; r++) nc += (PetscInt)TdRowHessianEntries(&model->rows[r]);
       for (PetscInt j = 0; j < model->njoints; j++)
         if (model->joints[j].motor == TD_MOTOR_TORQUE) nc += ((model->joints[j].body[0] >= 0) + (model->joints[j].body[1] >= 0)) * NDOF * NDOF;
+      nc += (PetscInt)TdJointsClearanceEntries(model);
     }
     s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
     PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, (PetscCount)nloc * NDOF * NDOF, s->nfilm_coo, nc));
@@ -181,6 +182,16 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
               cj[k] = model->free_index[joint->at[side].coord[jj]];
               if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
             }
+        }
+      }
+      /* clearance joints (F24): the blocks of their two points */
+      {
+        const PetscCount nj = TdJointsClearanceEntries(model);
+        TdJointsClearancePattern(model, &ci[k], &cj[k]);
+        for (PetscCount h = 0; h < nj; h++, k++) {
+          ci[k] = model->free_index[ci[k]];
+          cj[k] = model->free_index[cj[k]];
+          if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
         }
       }
     }
@@ -905,6 +916,8 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
           if (load->body2 >= 0) rf[load->point2.coord[3 * k + i]] += load->point2.S[k] * g[i];
         }
     }
+    /* clearance joints (F24), on rank 0: the pin-hole contact forces (no rates in statics) */
+    if (rank == 0) TdJointsClearanceResidual(m, s->q1, s->mode == TD_MODE_DYNAMIC ? s->v1 : NULL, rf);
     /* films (F11, F14): pressure rows and the film forces on ANCF faces, each rank its quads;
        every rank then holds the whole film rows (TdSolverFilmsAssemble) */
     if (m->nfilms) {
@@ -1228,6 +1241,9 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
             k += NDOF * NDOF;
           }
         }
+        /* clearance joints (F24): ce d(-Q)/dq + cv d(-Q)/dqdot of the contact forces */
+        TdJointsClearanceValues(m, s->q1, s->mode == TD_MODE_DYNAMIC ? s->v1 : NULL, ce, cv, &s->coo_v[k]);
+        k += (PetscInt)TdJointsClearanceEntries(m);
         PetscCall(VecRestoreArrayRead(s->Useq, &uu));
       }
     }
@@ -1735,6 +1751,7 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   s->step_dt   = dt;
   s->film_miss[0] = 0;
   s->row_scale = m->mass_per_node * galpha_mass_coefficient(&s->ga, dt);
+  TdJointsStepStart(m, s->q, s->v); /* clearance joints' approach speeds (F24) */
   galpha_predict(&s->ga, dt, m->nfull, s->q, s->v, s->a, s->q1);
   if (s->njfo) {
     /* the film fractions at the start of the step, for their time term (F18) */
@@ -1899,7 +1916,11 @@ void TdSolverJointReaction(TdSolver s, PetscInt j, PetscReal f[3])
   const TdJoint *joint = &s->model->joints[j];
   PetscInt       r     = joint->first_row;
   f[0] = f[1] = f[2] = 0;
-  if (joint->type >= TD_JOINT_SPHERICAL) {
+  if (joint->type == TD_JOINT_CLEARANCE) {
+    PetscReal             mom[3];
+    ClearanceContactState st;
+    TdJointClearanceOutput(s->model, j, s->q, s->v, f, mom, &st);
+  } else if (joint->type >= TD_JOINT_SPHERICAL) {
     PetscReal mom[3];
     TdJointIdealOutput(s->model, j, s->q, s->lambda, f, mom, NULL);
   } else if (joint->type == TD_JOINT_POINT) {
