@@ -53,3 +53,4 @@ tribodyn_python_test(redundant_joints verification/redundant_joints.py verificat
 # the double four-bar through ten singular positions against the parallelogram branch's RK4 solution
 tribodyn_python_test(double_four_bar verification/double_four_bar.py verification)
 tribodyn_python_test(clearance_joint verification/clearance_joint.py verification input)
+tribodyn_python_test(rigid_films verification/rigid_films.py verification input)

@@ -8,7 +8,9 @@
   unknowns of the step (scaled, p = p_ref p_hat); its surfaces are faces of bodies:
     - a face of an ANCF body (a mesh set: cells and local faces),
     - a face of a rigid body's mesh (bilinear quads moved with the body),
-    - the surface of a rigid cylinder (-<b>_cylinder), exact.
+    - the surface of a rigid cylinder (-<b>_cylinder), exact;
+    - the cylinder of a free rigid body: the film is then a rigid pair (film_rigid.c, F25), its
+      two surfaces cylinders and its frame static or carried by one of their bodies.
   At every Gauss point the line through the point along the reference normal n (from the wall
   to the base) is intersected with both surfaces (F6); h, dh/dt and the surface velocities follow
   (F7-F9), then the Reynolds residual (F11) and the tractions (F13) whose integral gives the
@@ -16,11 +18,12 @@
 */
 #include <tribodyn/film_kernels.h>
 #include <tribodyn/projection.h>
+#include <tribodyn/rigid_film_point.h>
 #include <tribodyn/surface_mesh.h>
 
 typedef enum { TD_FILM_REYNOLDS, TD_FILM_DRY } TdFilmModel;
 typedef enum { TD_CAVITATION_NONE, TD_CAVITATION_SWIFT_STIEBER, TD_CAVITATION_JFO } TdFilmCavitation;
-typedef enum { TD_FACE_ANCF, TD_FACE_RIGID_MESH, TD_FACE_RIGID_CYLINDER } TdFaceKind;
+typedef enum { TD_FACE_ANCF, TD_FACE_RIGID_MESH, TD_FACE_RIGID_CYLINDER, TD_FACE_FREE_CYLINDER } TdFaceKind;
 
 /* One bounding surface of a film. */
 typedef struct {
@@ -73,6 +76,8 @@ typedef struct {
   TdFilmHit       *node_hits;        /* 2 x nnodes, for nodal output */
   PetscReal       *node_normal;      /* 3 x nnodes: mean Gauss-point normal at each node (output) */
   char             miss[512];        /* the last projection failure, for messages */
+  PetscBool        rigid_pair;       /* between two rigid cylinders, one at least free (F25) */
+  RigidFilmPair    pair;             /* their geometry and the film's frame (rigid_pair) */
 } TdFilm;
 
 #endif

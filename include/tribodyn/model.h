@@ -230,10 +230,12 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel model, PetscReal t, const PetscReal
 /* Installs a stored coupling pattern (a restart: the keys a checkpoint saved, sorted and unique). */
 PetscErrorCode TdFilmsCouplingSet(TdModel model, PetscInt nqq, const PetscInt64 qq[], PetscInt nqp, const PetscInt64 qp[]);
 /* COO rows/columns of the film Jacobian entries (count first with rows = NULL): the film blocks
-   dF/dp, then the coupling blocks dQ/dq, dQ/dp, dF/dq of the stored pattern. */
+   dF/dp, then the coupling blocks dQ/dq, dQ/dp, dF/dq of the stored pattern, then the rigid
+   pairs' blocks of each quad (F25, film_rigid.c). */
 PetscErrorCode TdFilmsCOOPattern(TdModel model, PetscCount *n, PetscInt rows[], PetscInt cols[]);
-/* The film's node positions at time t: its reference surface carried by its frame. */
-PetscErrorCode TdFilmNodePositions(TdModel model, PetscInt film, PetscReal t, PetscReal pos[]);
+/* The film's node positions at time t: its reference surface carried by its frame (a drive's
+   motion at t, or the free body carrying it at the coordinates q). */
+PetscErrorCode TdFilmNodePositions(TdModel model, PetscInt film, PetscReal t, const PetscReal q[], PetscReal pos[]);
 /* Nodal fields for output: pressure [Pa], h [m], asperity pressure [Pa] of film f at the nodes
    [node_start, node_end) (the others untouched; the ranks share the nodes), and the smallest h
    among them in *hmin. */

@@ -194,7 +194,7 @@ static PetscErrorCode SetupOutput(TdModel m, TdOutput out, SeriesIds *ids)
     const TdFilm *film = &m->films[f];
     const char   *fields[3] = {"pressure", "h", "asperity_pressure"};
     ids->film[TD_FILM_SERIES * f + 6] = -1;
-    PetscCall(TdOutputAddQuadSurface(out, film->name, film->surface.nnodes, film->surface.X, film->surface.nquads, film->surface.quads, film->frame_joint >= 0 ? &ids->film[TD_FILM_SERIES * f + 6] : NULL));
+    PetscCall(TdOutputAddQuadSurface(out, film->name, film->surface.nnodes, film->surface.X, film->surface.nquads, film->surface.quads, film->frame_joint >= 0 || (film->rigid_pair && film->pair.frame >= 0) ? &ids->film[TD_FILM_SERIES * f + 6] : NULL));
     for (PetscInt k = 0; k < 3; k++) {
       PetscCall(PetscSNPrintf(name, sizeof name, "/films/%s/%s", film->name, fields[k]));
       PetscCall(TdOutputAddFieldSeries(out, name, film->surface.nnodes, &ids->film[TD_FILM_SERIES * f + k]));
@@ -371,7 +371,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
       if (fields && ids->film[TD_FILM_SERIES * f + 6] >= 0) {
         PetscReal *pos;
         PetscCall(PetscMalloc1(3 * film->surface.nnodes, &pos));
-        PetscCall(TdFilmNodePositions(m, f, t, pos));
+        PetscCall(TdFilmNodePositions(m, f, t, s->q, pos));
         PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 6], pos));
         PetscCall(PetscFree(pos));
       }

@@ -46,7 +46,7 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   PetscCall(TdOptionsString(p, "mesh", "hexahedral mesh file (.msh or .geo) instead of a box; physical groups name faces", NULL, meshfile, sizeof meshfile, &has_mesh));
   PetscCall(TdOptionsRealArray(p, "box", "box x0,y0,z0,x1,y1,z1 in the reference configuration", "m", 6, NULL, box, &has_box));
   PetscCall(TdOptionsIntArray(p, "cells", "structured hexahedra of the box nx,ny,nz", 3, cells, cells, NULL));
-  if (body->type == TD_BODY_RIGID) {
+  if (body->type == TD_BODY_RIGID || body->type == TD_BODY_FREE) {
     PetscBool has_cyl;
     PetscCall(TdRigidBodyCylinderFromOptionsInternal(model, body, has_box || has_mesh, &has_cyl));
     if (has_cyl) has_box = PETSC_TRUE; /* geometry given */

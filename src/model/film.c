@@ -156,6 +156,29 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
   PetscFunctionBegin;
   *found      = PETSC_FALSE;
   st->element = -1;
+  if (s->kind == TD_FACE_FREE_CYLINDER) {
+    /* a free body's cylinder in space (the set-up's probes; the film's passes go through
+       PointState's rigid pair) */
+    const PetscReal *qb = &q[TD_NODE_DOF * body->node_offset];
+    PetscReal        p[2][3], d[3], len;
+    for (PetscInt e = 0; e < 2; e++)
+      for (PetscInt i = 0; i < 3; i++) {
+        p[e][i] = qb[i];
+        for (PetscInt k = 0; k < 3; k++) p[e][i] += (body->cylinder[3 * e + k] - body->com[k]) * qb[3 + 3 * k + i];
+      }
+    for (PetscInt i = 0; i < 3; i++) d[i] = p[1][i] - p[0][i];
+    len = PetscSqrtReal(vec3_dot(d, d));
+    for (PetscInt i = 0; i < 3; i++) d[i] /= len;
+    if (film_project_cylinder(p[0], d, body->cylinder[6], x, n, &hit->pt) != 0) PetscFunctionReturn(0);
+    hit->face = 0;
+    for (PetscInt i = 0; i < 3; i++) {
+      st->r[i] = hit->pt.r[i];
+      st->v[i] = 0;
+    }
+    st->rate = st->prof = st->prof_rate = 0;
+    *found   = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   if (s->kind == TD_FACE_RIGID_CYLINDER) {
     PetscReal p0[3], p1[3], d[3], len, cyl_t = t;
     TdRigidBodyPoint(body, &body->cylinder[0], cyl_t, p0, NULL);
@@ -283,6 +306,33 @@ static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit
   PetscBool fw, fb;
   FilmLine  line;
   PetscFunctionBegin;
+  if (f->rigid_pair) {
+    /* between two rigid cylinders in natural coordinates (F25), in the film's frame */
+    PetscReal      z[48];
+    RigidFilmState st;
+    TdFilmRigidGather(m, f, t, q, v, z);
+    sw->element = sb->element = -1;
+    if (!TdFilmRigidState(m, f, z, x, n, ps, &st)) {
+      PetscCall(PetscSNPrintf(miss, 512, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses a cylinder (%s or %s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], m->bodies[f->wall.body].name, m->bodies[f->base.body].name, (double)t));
+      *ok = PETSC_FALSE;
+      PetscFunctionReturn(0);
+    }
+    hw->face   = hb->face = 0;
+    hw->pt.s   = st.s[0];
+    hb->pt.s   = st.s[1];
+    sw->prof = sw->prof_rate = sb->prof = sb->prof_rate = 0;
+    for (PetscInt i = 0; i < 3; i++) {
+      sw->r[i] = x[i] + st.s[0] * n[i];
+      sb->r[i] = x[i] + st.s[1] * n[i];
+      sw->v[i] = ps->vw[i];
+      sb->v[i] = ps->vb[i];
+    }
+    if (f->model == TD_FILM_REYNOLDS && !(ps->h > 0)) {
+      PetscCall(PetscSNPrintf(miss, 512, "film '%s': the film height is %g m <= 0 at the film point (%g, %g, %g) at t = %g s (the cylinders touch; asperity contact needs roughness -%s_sigma_wall/-%s_sigma_base)", f->name, (double)ps->h, (double)x[0], (double)x[1], (double)x[2], (double)t, f->name, f->name));
+      *ok = PETSC_FALSE;
+    }
+    PetscFunctionReturn(0);
+  }
   film_line_init(n, &line);
   PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, &line, xdot, t, q, v, tol, sw, &fw));
   PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, &line, xdot, t, q, v, tol, sb, &fb));
@@ -482,6 +532,14 @@ PetscErrorCode TdFilmsCOOPattern(TdModel m, PetscCount *n, PetscInt rows[], Pets
           if (rows[k] < 0 || cols[k] < 0) rows[k] = cols[k] = -1;
         }
     }
+  /* rigid pairs (F25): each quad's blocks with the two bodies' coordinates */
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    const TdFilm    *f    = &m->films[fi];
+    const PetscCount nrig = TdFilmRigidQuadEntries(f);
+    if (!nrig) continue;
+    for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++, k += nrig)
+      if (rows) TdFilmRigidPattern(m, f, qd, &rows[k], &cols[k]);
+  }
   *n = k;
   PetscFunctionReturn(0);
 }
@@ -1008,8 +1066,9 @@ static void DryTractions(const TdFilm *f, const PetscReal n[3], const FilmPointS
    given (a thread's own accumulators, or the outputs) and to the quad's own hits and pressure
    block (jpp, 16 entries).  Returns 0, or 1 when a point leaves the film's domain (f->miss, or
    the caller's message buffer, says where). */
-static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const PetscReal c[3], const PetscReal cdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscBool coupled, PetscBool want_jac, PetscReal rfull[], PetscScalar rfilm[], PetscScalar *jpp, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block, PetscReal L[3], PetscReal Fr[3], char miss[512], PetscBool *ok)
+static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const PetscReal c[3], const PetscReal cdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscBool coupled, PetscBool want_jac, PetscReal rfull[], PetscScalar rfilm[], PetscScalar *jpp, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscScalar *jrig, PetscReal *block, PetscReal L[3], PetscReal Fr[3], char miss[512], PetscBool *ok)
 {
+  PetscReal zr[48]; /* a rigid pair's coordinates (F25) */
   const FilmQuadGeometry *g     = &f->geometry[qd];
   const PetscInt         *nodes = &f->surface.quads[4 * qd];
   FilmPointState          ps[4];
@@ -1021,6 +1080,10 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   PetscFunctionBegin;
   cache[0].n = cache[1].n = 0;
   qt.n       = 0;
+  if (f->rigid_pair) {
+    TdFilmRigidGather(m, f, t, q, v, zr);
+    if (coupled && jrig) PetscCall(PetscArrayzero(jrig, TdFilmRigidQuadEntries(f)));
+  }
   for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
   for (PetscInt gp = 0; gp < 4; gp++) {
     PetscReal x[3];
@@ -1061,6 +1124,15 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
       }
       film_tractions_sens(&f->fluid, &f->contact, g->n[gp], &ps[gp], pq, gradp, fa[0], fa[1], &pc, coupled ? &ts : NULL);
     } else DryTractions(f, g->n[gp], &ps[gp], fa, &ts, dfa_dhdot);
+    if (f->rigid_pair) {
+      /* on the free bodies' coordinates; the load and friction turned from the frame to space */
+      RigidFilmState st;
+      FilmPointState psr;
+      if (!TdFilmRigidState(m, f, zr, g->x[gp], g->n[gp], &psr, &st)) continue; /* PointState found it */
+      TdFilmRigidForces(m, f, &st, g->w[gp], fa[0], fa[1], rfull, L, Fr, g->n[gp]);
+      if (coupled && jrig) TdFilmRigidGaussPointJacobian(m, f, g, gp, nodes, zr, (const PetscReal(*)[3])fa, &ts, (const PetscReal(*)[3])dfa_dhdot, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, ce, cv, jrig);
+      continue;
+    }
     if (rfull) {
       AddFaceForce(m, &sw[gp], g->w[gp], fa[0], rfull);
       AddFaceForce(m, &sb[gp], g->w[gp], fa[1], rfull);
@@ -1087,8 +1159,8 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
 */
 PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
 {
-  PetscCount   kpp = 0, npp = FilmPressureEntries(m), ncpl = 0;
-  PetscScalar *jqq = NULL, *jqp = NULL, *jpq = NULL;
+  PetscCount   kpp = 0, npp = FilmPressureEntries(m), ncpl = 0, krig = 0;
+  PetscScalar *jqq = NULL, *jqp = NULL, *jpq = NULL, *jrig = NULL;
   const int    nthreads = omp_get_max_threads();
   PetscFunctionBegin;
   *ok = PETSC_TRUE;
@@ -1099,6 +1171,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
     jqq  = jac + npp;
     jqp  = jqq + nqq;
     jpq  = jqp + nqp;
+    jrig = jpq + nqp; /* the rigid pairs' blocks, quad by quad (each quad fills its own) */
     PetscCall(PetscArrayzero(jqq, ncpl));
   }
   {
@@ -1117,7 +1190,8 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
   for (PetscInt fi = 0; fi < m->nfilms && *ok; fi++) {
     TdFilm         *f = &m->films[fi];
     PetscReal       c[3], cdot[3], L[3] = {0, 0, 0}, Fr[3] = {0, 0, 0};
-    const PetscBool coupled = jac && (f->wall.kind == TD_FACE_ANCF || f->base.kind == TD_FACE_ANCF) && (ce != 0 || cv != 0 || f->model == TD_FILM_REYNOLDS);
+    const PetscBool coupled = jac && (f->wall.kind == TD_FACE_ANCF || f->base.kind == TD_FACE_ANCF || f->rigid_pair) && (ce != 0 || cv != 0 || f->model == TD_FILM_REYNOLDS);
+    const PetscCount nrig   = TdFilmRigidQuadEntries(f);
     const PetscInt  nrows   = f->nunknowns;
     const size_t    stride  = (size_t)nrows + m->nfull + ncpl;
     PetscBool       bad = PETSC_FALSE, err = PETSC_FALSE;
@@ -1152,7 +1226,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
 #pragma omp atomic read
         stop = bad;
         if (!okt || stop) continue;
-        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + QuadEntries(f) * (qd - f->quad_start) : NULL, tqq, tqp, tpq, block, Lt, Frt, miss, &okt)) {
+        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + QuadEntries(f) * (qd - f->quad_start) : NULL, tqq, tqp, tpq, jrig ? jrig + krig + nrig * (qd - f->quad_start) : NULL, block, Lt, Frt, miss, &okt)) {
 #pragma omp atomic write
           err = PETSC_TRUE;
         }
@@ -1182,6 +1256,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
         for (PetscCount i = 0; i < ncpl; i++) jqq[i] += own[nrows + m->nfull + i];
     }
     kpp += QuadEntries(f) * (PetscCount)(f->quad_end - f->quad_start);
+    krig += nrig * (PetscCount)(f->quad_end - f->quad_start);
     if (load)
       for (PetscInt d = 0; d < 3; d++) load[3 * fi + d] = L[d];
     if (friction)
@@ -1202,11 +1277,21 @@ void TdFilmsStepStart(TdModel m, const PetscScalar u[])
     if (m->films[fi].theta_old) TdFilmNodalTheta(m, fi, u, m->films[fi].theta_old);
 }
 
-PetscErrorCode TdFilmNodePositions(TdModel m, PetscInt fi, PetscReal t, PetscReal pos[])
+PetscErrorCode TdFilmNodePositions(TdModel m, PetscInt fi, PetscReal t, const PetscReal q[], PetscReal pos[])
 {
   const TdFilm *f = &m->films[fi];
   PetscReal     c[3], cdot[3];
   PetscFunctionBegin;
+  if (f->rigid_pair && f->pair.frame >= 0) { /* carried by a free body (F25): r + A (X - com) */
+    const PetscReal *z = &q[TD_NODE_DOF * m->bodies[f->pair.frame ? f->base.body : f->wall.body].node_offset];
+    const PetscReal *com = f->pair.com[f->pair.frame];
+    for (PetscInt nd = 0; nd < f->surface.nnodes; nd++)
+      for (PetscInt d = 0; d < 3; d++) {
+        pos[3 * nd + d] = z[d];
+        for (PetscInt k = 0; k < 3; k++) pos[3 * nd + d] += (f->surface.X[3 * nd + k] - com[k]) * z[3 + 3 * k + d];
+      }
+    PetscFunctionReturn(0);
+  }
   FrameMotion(m, f, t, c, cdot);
   for (PetscInt nd = 0; nd < f->surface.nnodes; nd++)
     for (PetscInt d = 0; d < 3; d++) pos[3 * nd + d] = f->surface.X[3 * nd + d] + c[d];
@@ -1321,13 +1406,13 @@ static PetscErrorCode ParseFace(TdModel m, TdFilm *f, const char which[], TdFilm
   PetscCall(PetscStrncpy(s->face, colon + 1, sizeof s->face));
   if (m->bodies[b].is_cylinder) {
     if (strcmp(s->face, "surface")) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: the rigid cylinder '%s' has one face, 'surface', not '%s'", opt, value, s->face);
-    s->kind = TD_FACE_RIGID_CYLINDER;
+    s->kind = m->bodies[b].type == TD_BODY_FREE ? TD_FACE_FREE_CYLINDER : TD_FACE_RIGID_CYLINDER;
   } else {
     const TdMeshSet *set_;
     PetscCall(TdModelFindFaceSetInternal(m, b, s->face, opt, &set_));
     s->set    = set_;
     s->nfaces = set_->nfaces;
-    if (m->bodies[b].type == TD_BODY_FREE) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is a free rigid body; films on free rigid bodies are not implemented yet (use an ancf body, or a rigid body with prescribed motion)", opt, m->bodies[b].name);
+    if (m->bodies[b].type == TD_BODY_FREE) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is a free rigid body given by a mesh; a film on a free rigid body runs on its exact cylinder (-%s_cylinder, face 'surface', F25)", opt, m->bodies[b].name, m->bodies[b].name);
     s->kind   = m->bodies[b].type == TD_BODY_ANCF ? TD_FACE_ANCF : TD_FACE_RIGID_MESH;
     PetscCall(FaceNeighbours(&m->bodies[b].mesh, set_, &s->neighbours));
   }
@@ -1387,7 +1472,7 @@ static PetscErrorCode DefaultSurface(TdModel m, TdFilm *f, const PetscInt cells[
   PetscReal        lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL, -PETSC_MAX_REAL};
   PetscReal        origin[3], e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
   PetscFunctionBegin;
-  if (f->wall.kind == TD_FACE_RIGID_CYLINDER) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall is a cylinder; give its reference surface with -%s_surface FILE", f->name, f->name);
+  if (f->wall.kind == TD_FACE_RIGID_CYLINDER || f->wall.kind == TD_FACE_FREE_CYLINDER) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall is a cylinder; give its reference surface with -%s_surface FILE", f->name, f->name);
   if (body->mesh.curved) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall %s:%s is a face of a curved mesh, which has no default footprint; give the reference surface with -%s_surface FILE", f->name, body->name, f->wall.face, f->name);
   for (PetscInt k = 0; k < set->nfaces; k++) {
     const PetscInt   cell = set->faces[k].cell, fa = set->faces[k].face;
@@ -1440,7 +1525,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     PetscCall(TdOptionsIntArray(p, "cells", "quads nx,ny of the default reference surface (the wall face's footprint)", 2, cells, cells, NULL));
     PetscCall(TdOptionsString(p, "surface", "reference surface from a Gmsh quad mesh (.msh/.geo), flat or curved; 1-D groups ambient, noflux", NULL, surf, sizeof surf, &has_surf));
     PetscCall(TdOptionsNameList(p, "noflux", "zero-flux edges of the default surface: xmin,xmax,ymin,ymax (first and second in-plane axis)", &nnoflux, &noflux));
-    PetscCall(TdOptionsString(p, "frame", "reference frame: static, or the name of a crank_slider joint carrying it", "static", frame, sizeof frame, NULL));
+    PetscCall(TdOptionsString(p, "frame", "reference frame: static, the name of a crank_slider joint carrying it, or (a film on free rigid bodies) the free body of its wall or base", "static", frame, sizeof frame, NULL));
     f->pattern_lookahead = 2e-3;
     PetscCall(TdOptionsRealPositive(p, "pattern_lookahead", "a film carried by a drive: the coupling pattern also holds the element-face pairs its points will meet within this time (fewer pattern rebuilds and LU analyses; 0: only the pairs met now)", "s", f->pattern_lookahead, PETSC_FALSE, &f->pattern_lookahead, NULL));
     PetscCall(TdOptionsRealPositive(p, "mu", "viscosity", "Pa s", 0.045, PETSC_TRUE, &f->fluid.mu, NULL));
@@ -1483,7 +1568,8 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     f->contact.E_star = E_star;
     /* frame */
     f->frame_joint = -1;
-    if (strcmp(frame, "static")) {
+    if (f->wall.kind == TD_FACE_FREE_CYLINDER || f->base.kind == TD_FACE_FREE_CYLINDER) PetscCall(TdFilmRigidSetupInternal(m, f, frame));
+    else if (strcmp(frame, "static")) {
       for (PetscInt j = 0; j < m->njoints; j++)
         if (!strcmp(m->joints[j].name, frame)) f->frame_joint = j;
       if (f->frame_joint < 0 || m->joints[f->frame_joint].type != TD_JOINT_CRANK_SLIDER) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_frame = %s: give static or the name of a crank_slider joint", p, frame);
@@ -1589,7 +1675,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
         const TdBody    *body = &m->bodies[ss[k]->body];
         const TdMeshSet *set  = (const TdMeshSet *)ss[k]->set;
         const TdFilmHit *h    = &f->hits[4 * k];
-        if (ss[k]->kind == TD_FACE_RIGID_CYLINDER || h->face < 0) continue;
+        if (ss[k]->kind == TD_FACE_RIGID_CYLINDER || ss[k]->kind == TD_FACE_FREE_CYLINDER || h->face < 0) continue;
         {
           /* outward normal from the hit's tangents: r_u x r_v is +axis for faces of xi and zeta,
              -axis for faces of eta (the (u, v) order of projection.h), times the side */
