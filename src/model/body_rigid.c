@@ -37,7 +37,7 @@ PetscErrorCode TdRigidBodyCylinderFromOptionsInternal(TdModel model, TdBody *bod
 {
   const char *p = body->name;
   PetscFunctionBegin;
-  PetscCall(TdOptionsRealArray(p, "cylinder", "rigid body: an exact cylinder surface x0,y0,z0,x1,y1,z1,R (axis end points, radius) instead of a box or mesh; its face is 'surface'", "m", 7, NULL, body->cylinder, given));
+  PetscCall(TdOptionsRealArray(p, "cylinder", "rigid body: an exact cylinder surface x0,y0,z0,x1,y1,z1,R (axis end points, radius) instead of a box or mesh; its face is 'surface' (a free rigid body: with -mass, -inertia, -com)", "m", 7, NULL, body->cylinder, given));
   if (*given) {
     PetscReal d[3], len;
     if (geometry_given) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s': give one of -%s_box, -%s_mesh, -%s_cylinder", p, p, p, p);

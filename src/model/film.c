@@ -1082,7 +1082,7 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   qt.n       = 0;
   if (f->rigid_pair) {
     TdFilmRigidGather(m, f, t, q, v, zr);
-    if (coupled && jrig) PetscCall(PetscArrayzero(jrig, TdFilmRigidQuadEntries(f)));
+    if (jrig) PetscCall(PetscArrayzero(jrig, TdFilmRigidQuadEntries(f))); /* every entry of the quad, coupled or not */
   }
   for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
   for (PetscInt gp = 0; gp < 4; gp++) {
