@@ -16,13 +16,17 @@ static cplx Dot(const cplx a[3], const cplx b[3]) { return a[0] * b[0] + a[1] * 
 
 typedef struct {
   cplx kin[8], s[2], xi[2][3], A[3][3];
+  cplx nu[2][3], nun[2], rate[2], v[2][3]; /* per side: the radial vector at the hit, nu . n, the hit's rate, its material velocity */
 } State;
 
-/* (F25) at z: returns 1 when the line misses a cylinder */
-static int Evaluate(const RigidFilmPair *P, const double X[3], const double n[3], const cplx z[48], State *S)
+/* (F25) at z: returns 1 when the line misses a cylinder.  sides (bits 0, 1) says which sides to
+   evaluate; the others keep their values in S (a perturbation that cannot change them).  With
+   rates_only, the sides' hits and material points are kept from S too (the rates do not move
+   them) and only their velocities are formed anew. */
+static int Evaluate(const RigidFilmPair *P, const double X[3], const double n[3], const cplx z[48], State *S, int sides, int rates_only)
 {
   const cplx *zs[2] = {z, z + 24}, *zd[2] = {z + 12, z + 36};
-  cplx        AF[3][3], AFd[3][3], rF[3], rFd[3], comF[3], rate[2], v[2][3];
+  cplx        AF[3][3], AFd[3][3], rF[3], rFd[3], comF[3];
   if (P->frame < 0)
     for (int i = 0; i < 3; i++) {
       rF[i] = rFd[i] = comF[i] = 0;
@@ -45,79 +49,86 @@ static int Evaluate(const RigidFilmPair *P, const double X[3], const double n[3]
     for (int k = 0; k < 3; k++) S->A[i][k] = AF[i][k];
   for (int side = 0; side < 2; side++) {
     const cplx *r = zs[side], *rd = zd[side];
-    cplx        p[2][3], d[3], w[3], wp[3], np[3], nu[3], rp[3], rpd[3], Ap[3][3], Apd[3][3], xh[3], ld, wd, nd, A, B, C, disc, sq, q, s;
-    /* the axis ends in space, then in the frame */
-    for (int e = 0; e < 2; e++) {
-      const double *Pk = e ? P->P1[side] : P->P0[side];
-      cplx          x[3];
-      for (int i = 0; i < 3; i++) {
-        x[i] = r[i];
-        for (int k = 0; k < 3; k++) x[i] += (Pk[k] - P->com[side][k]) * r[3 + 3 * k + i];
-      }
-      for (int i = 0; i < 3; i++) {
-        p[e][i] = comF[i];
-        for (int j = 0; j < 3; j++) p[e][i] += AF[j][i] * (x[j] - rF[j]);
-      }
-    }
-    for (int i = 0; i < 3; i++) d[i] = p[1][i] - p[0][i];
-    ld = csqrt(Dot(d, d));
-    for (int i = 0; i < 3; i++) d[i] /= ld;
-    /* |w_perp + s n_perp|^2 = R^2 */
-    for (int i = 0; i < 3; i++) w[i] = X[i] - p[0][i];
-    wd = Dot(w, d);
-    nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
-    for (int i = 0; i < 3; i++) {
-      wp[i] = w[i] - wd * d[i];
-      np[i] = n[i] - nd * d[i];
-    }
-    A    = Dot(np, np);
-    B    = Dot(wp, np);
-    C    = Dot(wp, wp) - P->R[side] * P->R[side];
-    disc = B * B - A * C;
-    if (!(creal(A) > 1e-24) || !(creal(disc) >= 0)) return 1;
-    sq = csqrt(disc);
-    q  = -(B + (creal(B) >= 0 ? sq : -sq));
-    if (creal(q) == 0) s = 0;
-    else {
-      const cplx s1 = q / A, s2 = C / q;
-      s = fabs(creal(s1)) <= fabs(creal(s2)) ? s1 : s2;
-    }
-    for (int i = 0; i < 3; i++) {
-      nu[i] = wp[i] + s * np[i]; /* radial: from the axis to the hit */
-      xh[i] = X[i] + s * n[i];
-    }
-    /* the body's origin and axes in the frame, and their rates */
-    for (int i = 0; i < 3; i++) {
-      rp[i]  = comF[i];
-      rpd[i] = 0;
-      for (int j = 0; j < 3; j++) {
-        rp[i] += AF[j][i] * (r[j] - rF[j]);
-        rpd[i] += AFd[j][i] * (r[j] - rF[j]) + AF[j][i] * (rd[j] - rFd[j]);
-      }
-      for (int k = 0; k < 3; k++) {
-        Ap[i][k] = Apd[i][k] = 0;
-        for (int j = 0; j < 3; j++) {
-          Ap[i][k] += AF[j][i] * r[3 + 3 * k + j];
-          Apd[i][k] += AFd[j][i] * r[3 + 3 * k + j] + AF[j][i] * rd[3 + 3 * k + j];
+    cplx        rpd[3], Apd[3][3];
+    if (!(sides & (1 << side))) continue;
+    if (!rates_only) {
+      cplx p[2][3], d[3], w[3], wp[3], np[3], xh[3], rp[3], Ap[3][3], ld, wd, nd, A, B, C, disc, sq, q, s;
+      /* the axis ends in space, then in the frame */
+      for (int e = 0; e < 2; e++) {
+        const double *Pk = e ? P->P1[side] : P->P0[side];
+        cplx          x[3];
+        for (int i = 0; i < 3; i++) {
+          x[i] = r[i];
+          for (int k = 0; k < 3; k++) x[i] += (Pk[k] - P->com[side][k]) * r[3 + 3 * k + i];
+        }
+        for (int i = 0; i < 3; i++) {
+          p[e][i] = comF[i];
+          for (int j = 0; j < 3; j++) p[e][i] += AF[j][i] * (x[j] - rF[j]);
         }
       }
+      for (int i = 0; i < 3; i++) d[i] = p[1][i] - p[0][i];
+      ld = csqrt(Dot(d, d));
+      for (int i = 0; i < 3; i++) d[i] /= ld;
+      /* |w_perp + s n_perp|^2 = R^2 */
+      for (int i = 0; i < 3; i++) w[i] = X[i] - p[0][i];
+      wd = Dot(w, d);
+      nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
+      for (int i = 0; i < 3; i++) {
+        wp[i] = w[i] - wd * d[i];
+        np[i] = n[i] - nd * d[i];
+      }
+      A    = Dot(np, np);
+      B    = Dot(wp, np);
+      C    = Dot(wp, wp) - P->R[side] * P->R[side];
+      disc = B * B - A * C;
+      if (!(creal(A) > 1e-24) || !(creal(disc) >= 0)) return 1;
+      sq = csqrt(disc);
+      q  = -(B + (creal(B) >= 0 ? sq : -sq));
+      if (creal(q) == 0) s = 0;
+      else {
+        const cplx s1 = q / A, s2 = C / q;
+        s = fabs(creal(s1)) <= fabs(creal(s2)) ? s1 : s2;
+      }
+      for (int i = 0; i < 3; i++) {
+        S->nu[side][i] = wp[i] + s * np[i]; /* radial: from the axis to the hit */
+        xh[i]          = X[i] + s * n[i];
+      }
+      S->nun[side] = S->nu[side][0] * n[0] + S->nu[side][1] * n[1] + S->nu[side][2] * n[2];
+      S->s[side]   = s;
+      /* the body's origin and axes in the frame; the material point hit */
+      for (int i = 0; i < 3; i++) {
+        rp[i] = comF[i];
+        for (int j = 0; j < 3; j++) rp[i] += AF[j][i] * (r[j] - rF[j]);
+        for (int k = 0; k < 3; k++) {
+          Ap[i][k] = 0;
+          for (int j = 0; j < 3; j++) Ap[i][k] += AF[j][i] * r[3 + 3 * k + j];
+        }
+      }
+      for (int k = 0; k < 3; k++) {
+        S->xi[side][k] = 0;
+        for (int i = 0; i < 3; i++) S->xi[side][k] += Ap[i][k] * (xh[i] - rp[i]);
+      }
     }
-    for (int k = 0; k < 3; k++) {
-      S->xi[side][k] = 0;
-      for (int i = 0; i < 3; i++) S->xi[side][k] += Ap[i][k] * (xh[i] - rp[i]);
+    /* the rates of the body's origin and axes in the frame; the hit's material velocity */
+    for (int i = 0; i < 3; i++) {
+      rpd[i] = 0;
+      for (int j = 0; j < 3; j++) rpd[i] += AFd[j][i] * (r[j] - rF[j]) + AF[j][i] * (rd[j] - rFd[j]);
+      for (int k = 0; k < 3; k++) {
+        Apd[i][k] = 0;
+        for (int j = 0; j < 3; j++) Apd[i][k] += AFd[j][i] * r[3 + 3 * k + j] + AF[j][i] * rd[3 + 3 * k + j];
+      }
     }
     for (int i = 0; i < 3; i++) {
-      v[side][i] = rpd[i];
-      for (int k = 0; k < 3; k++) v[side][i] += S->xi[side][k] * Apd[i][k];
+      S->v[side][i] = rpd[i];
+      for (int k = 0; k < 3; k++) S->v[side][i] += S->xi[side][k] * Apd[i][k];
     }
-    rate[side] = Dot(nu, v[side]) / (nu[0] * n[0] + nu[1] * n[1] + nu[2] * n[2]);
-    S->s[side] = s;
+    S->rate[side] = Dot(S->nu[side], S->v[side]) / S->nun[side];
   }
   S->kin[0] = S->s[1] - S->s[0];
-  S->kin[1] = rate[1] - rate[0];
+  S->kin[1] = S->rate[1] - S->rate[0];
   for (int i = 0; i < 3; i++) {
-    S->kin[2 + i] = v[0][i];
-    S->kin[5 + i] = v[1][i];
+    S->kin[2 + i] = S->v[0][i];
+    S->kin[5 + i] = S->v[1][i];
   }
   return 0;
 }
@@ -140,7 +151,7 @@ int rigid_film_point(const RigidFilmPair *pair, const double X[3], const double 
   cplx  zc[48];
   State S;
   for (int i = 0; i < 48; i++) zc[i] = z[i];
-  if (Evaluate(pair, X, n, zc, &S)) return 1;
+  if (Evaluate(pair, X, n, zc, &S, 3, 0)) return 1;
   for (int i = 0; i < 8; i++) st->kin[i] = creal(S.kin[i]);
   for (int s = 0; s < 2; s++) {
     st->s[s] = creal(S.s[s]);
@@ -173,11 +184,14 @@ void rigid_film_point_jacobian(const RigidFilmPair *pair, const double X[3], con
   cplx         zc[48], f[2][3], Q[24];
   State        S0, S;
   for (int i = 0; i < 48; i++) zc[i] = z[i];
-  if (Evaluate(pair, X, n, zc, &S0)) return;
+  if (Evaluate(pair, X, n, zc, &S0, 3, 0)) return;
   for (int c = 0; c < nvary; c++) {
-    const int j = vary[c];
-    zc[j]       = z[j] + I * h;
-    if (Evaluate(pair, X, n, zc, &S)) S = S0;
+    /* a perturbation of one side's coordinates moves that side only, unless the side carries the
+       frame; a rate moves no hit */
+    const int j = vary[c], side = j / 24, sides = side == pair->frame ? 3 : 1 << side, rates_only = j % 24 >= 12;
+    S     = S0;
+    zc[j] = z[j] + I * h;
+    if (Evaluate(pair, X, n, zc, &S, sides, rates_only)) S = S0;
     for (int s = 0; s < 2; s++)
       for (int i = 0; i < 3; i++) {
         f[s][i] = s ? fb0[i] : fw0[i];
