@@ -916,8 +916,9 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
           if (load->body2 >= 0) rf[load->point2.coord[3 * k + i]] += load->point2.S[k] * g[i];
         }
     }
-    /* clearance joints (F24), on rank 0: the pin-hole contact forces (no rates in statics) */
-    if (rank == 0) TdJointsClearanceResidual(m, s->q1, s->mode == TD_MODE_DYNAMIC ? s->v1 : NULL, rf);
+    /* clearance joints (F24), on rank 0: the pin-hole contact forces (v1: the initial rates in
+       the initial-acceleration solve, zero in statics) */
+    if (rank == 0) TdJointsClearanceResidual(m, s->q1, s->v1, rf);
     /* films (F11, F14): pressure rows and the film forces on ANCF faces, each rank its quads;
        every rank then holds the whole film rows (TdSolverFilmsAssemble) */
     if (m->nfilms) {
@@ -1242,7 +1243,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
           }
         }
         /* clearance joints (F24): ce d(-Q)/dq + cv d(-Q)/dqdot of the contact forces */
-        TdJointsClearanceValues(m, s->q1, s->mode == TD_MODE_DYNAMIC ? s->v1 : NULL, ce, cv, &s->coo_v[k]);
+        TdJointsClearanceValues(m, s->q1, s->v1, ce, cv, &s->coo_v[k]);
         k += (PetscInt)TdJointsClearanceEntries(m);
         PetscCall(VecRestoreArrayRead(s->Useq, &uu));
       }

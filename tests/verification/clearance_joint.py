@@ -115,8 +115,8 @@ for k in range(len(t)):
 refs = np.array(refs)
 ephi, eth = np.abs(phi - refs[:, 0]).max(), np.abs(th - refs[:, 2]).max()
 checks.true("spinning pin, mu = %.1f: the swing phi in [%.3f, %.3f] rad (about -atan(mu) = %.3f) within %.1e rad of RK4" % (mu, phi.min(), phi.max(), -np.arctan(mu), ephi),
-            ephi <= 1e-3 and phi.min() < -0.35)
-checks.true("... its spin braked from %g to %.2f rad/s (RK4 %.2f), rotation within %.1e rad" % (w0, np.gradient(th, t)[-2], refs[-2, 3], eth), eth <= 1e-3)
+            ephi <= 1e-4 and phi.min() < -0.35)
+checks.true("... its spin braked from %g to %.2f rad/s (RK4 %.2f), rotation within %.1e rad" % (w0, np.gradient(th, t)[-2], refs[-2, 3], eth), eth <= 1e-5)
 
 # 4. Jacobian of the sliding contact
 errs = {}
