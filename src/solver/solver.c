@@ -899,14 +899,15 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
       TorqueAt(s, load, t1, M);
       AddTorque(&load->point, M, s->q1, rf);
     }
-    /* spring-dampers (F17), on rank 0: -S_a g on the first end, +S_b g on the second; damping
-       only in dynamics (a static solve has no rates) */
+    /* spring-dampers (F17), on rank 0: -S_a g on the first end, +S_b g on the second; the
+       damping with the iterate's rates (the initial ones in the initial-acceleration solve, none
+       in statics) */
     for (PetscInt l = 0; l < (rank == 0 ? m->nloads : 0); l++) {
       const TdLoad *load = &m->loads[l];
       PetscReal     xa[3], xb[3], va[3], vb[3], g[3];
       if (load->type != TD_LOAD_SPRING) continue;
       SpringEnds(s, load, xa, xb, va, vb);
-      if (spring_damper(xa, xb, va, vb, load->stiffness, s->mode == TD_MODE_DYNAMIC ? load->damping : 0, load->length, g, NULL, NULL, NULL)) {
+      if (spring_damper(xa, xb, va, vb, load->stiffness, load->damping, load->length, g, NULL, NULL, NULL)) {
         finite = PETSC_FALSE; /* the ends met: no direction */
         continue;
       }
@@ -1183,7 +1184,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         const PetscReal        sig[2] = {-1, 1};
         const PetscInt         nend   = LoadEnds(load, end);
         PetscReal              xa[3], xb[3], va[3], vb[3], g[3], Kd[3][3], Kv[3][3], B[3][3];
-        const PetscReal        c = s->mode == TD_MODE_DYNAMIC ? load->damping : 0;
+        const PetscReal        c = load->damping;
         if (load->type == TD_LOAD_TORQUE) {
           PetscReal M[3];
           TorqueAt(s, load, StepTime(s), M);

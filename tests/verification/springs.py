@@ -7,6 +7,7 @@ springs acting through the blocks' centroids so that the blocks only translate):
    without damping and with c = 20 N s/m (zeta = 0.1), within 0.1 % of the amplitude over 0.1 s.
 2. Two blocks (1 kg and 3 kg) tied to each other: the relative motion oscillates at
    omega = sqrt(k / m_r), m_r = m1 m2 / (m1 + m2), and the centre of mass stays where it is.
+   The initial accelerations carry the damping of an initial velocity: a(0) = -c v0/m.
 3. The Jacobian of two moving blocks joined obliquely at their corners, with damping and an
    initial velocity across the spring, against central differences (-test_jacobian): <= 1e-6.
 4. Bad input: no second end, a second body that does not exist, ends that coincide, a negative
@@ -37,6 +38,17 @@ for c in (0.0, 20.0):
     err = np.abs(u[:, 0] - ref).max() / 0.01
     checks.true("block on a spring to ground, c = %g: u_x(t) worst %.1e of the amplitude; u_y, u_z %.0e m" % (c, err, np.abs(u[:, 1:]).max()),
                 err <= 1e-3 and np.abs(u[:, 1:]).max() < 1e-12)
+
+# 1b. the initial accelerations carry the damping of the initial velocity: a(0) = -c v0 / m (a free
+#     rigid block: an ANCF block's point mobility at t = 0 also holds its elastic modes)
+args = ["-bodies", "blk"] + block + ["-blk_type", "rigid", "-blk_motion", "free", "-blk_initial_velocity", "0.1,0,0", "-loads", "s", "-s_type", "spring", "-s_body", "blk",
+                                     "-s_point", "0.05,0.05,0.05", "-s_body2", "ground", "-s_point2", "1.05,0.05,0.05", "-s_stiffness", str(k),
+                                     "-s_damping", "20", "-s_length", "1.0", "-sensors", "c", "-c_body", "blk", "-c_point", "0.05,0.05,0.05",
+                                     "-t_final", "1e-4", "-dt", "1e-4"]
+out, _ = tdrun.run(args, name="initial")
+_, acc = tdrun.sensor(out, "c", "acceleration")
+checks.true("initial acceleration of a free rigid block moving at 0.1 m/s on a damped spring at rest length: %.6f m/s^2 (-c v0/m = -2)" % acc[0][0],
+            abs(acc[0][0] + 2.0) <= 1e-6 * 2.0)
 
 # 2. two blocks
 args = ["-bodies", "a,b", "-a_box", "0,0,0,0.1,0.1,0.1", "-a_cells", "1,1,1", "-a_E", "2e11", "-a_rho", "1000",
