@@ -39,18 +39,8 @@ except ImportError as e:  # pragma: no cover
     sys.exit(f"plot_journal_bearing.py: needs h5py and matplotlib ({e}); run it with /usr/bin/python3")
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def option(f, name, default=None):
-    """A value from the run's options string (the file's 'options' attribute)."""
-    opts = f.attrs.get("options", "")
-    if isinstance(opts, bytes):
-        opts = opts.decode()
-    words = opts.split()
-    for i, w in enumerate(words[:-1]):
-        if w == "-" + name:
-            return words[i + 1]
-    return default
+sys.path.insert(0, os.path.join(TOP, "tools"))
+from tdresults import option  # noqa: E402
 
 
 def centre(f):

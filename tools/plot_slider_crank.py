@@ -40,20 +40,10 @@ except ImportError as e:  # pragma: no cover
     sys.exit(f"plot_slider_crank.py: needs h5py and matplotlib ({e}); run it with /usr/bin/python3")
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+from tdresults import option  # noqa: E402
+
 CRANK, ROD, RPM = 0.05, 0.12, 5000.0
-
-
-def option(f, name, default=None):
-    """A value from the run's options string (the file's 'options' attribute)."""
-    opts = f.attrs.get("options", "")
-    if isinstance(opts, bytes):
-        opts = opts.decode()
-    words = opts.split()
-    value = default
-    for i, w in enumerate(words[:-1]):
-        if w == "-" + name:
-            value = words[i + 1]
-    return value
 
 
 def closed_form_acceleration(theta, w):
