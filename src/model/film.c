@@ -210,7 +210,10 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
       const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
       FilmSurfacePoint pt;
       if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
-      if (!FaceNearLine(body, set, fi, q, t, x, n, C, X0)) continue;
+      /* the near-line filter, which also gives a rigid face's corners; an ANCF point's last face
+         (pass 0, which holds it almost always) goes straight to its projection, which fails
+         where the filter would have */
+      if (!(pass == 0 && body->type == TD_BODY_ANCF) && !FaceNearLine(body, set, fi, q, t, x, n, C, X0)) continue;
       /* the projection kernels fill every field of pt; only the start uv is read */
       pt.uv[0] = fi == hit->face ? hit->pt.uv[0] : 0;
       pt.uv[1] = fi == hit->face ? hit->pt.uv[1] : 0;
