@@ -260,6 +260,9 @@ void TdModelElementCoordinates(TdModel model, PetscInt element, PetscInt coord[A
 PetscErrorCode TdModelMaterialPoint(TdModel model, PetscInt body, const PetscReal X[3], const char what[], TdMaterialPoint *mp);
 /* r = sum S_k q_k at a material point of an ANCF body (q a full vector), or the rigid pose. */
 void TdModelPointValue(TdModel model, const TdMaterialPoint *mp, const PetscReal full[], PetscReal r[3]);
+/* The full coordinates of the ANCF3843_NDOF x ANCF3843_NDOF block coupling material points a
+   (rows) and b (columns), row-major: the pattern of a force element between two points. */
+void TdModelPointBlockPattern(const TdMaterialPoint *a, const TdMaterialPoint *b, PetscInt ci[], PetscInt cj[]);
 /* Rigid body pose: position and velocity of material point X at time t. */
 void TdRigidBodyPoint(const TdBody *body, const PetscReal X[3], PetscReal t, PetscReal x[3], PetscReal v[3]);
 /* Rigid body: the velocity of the material point that is at spatial position x at time t. */

@@ -136,8 +136,11 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
    a checkpoint file (path for messages), after checking that it was written by this model. */
 PetscErrorCode TdSolverCheckpointWrite(TdSolver solver, TdOutput out);
 PetscErrorCode TdSolverCheckpointRestore(TdSolver solver, TdCheckpointFile cf, const char path[]);
-/* Joint reaction (force the joint exerts on its body at the point) [N]. */
-void TdSolverJointReaction(TdSolver solver, PetscInt joint, PetscReal f[3]);
+/* A joint's outputs at the current state: its reaction (force the joint exerts on its first
+   body at the point) [N] and, each if not NULL, its moment on that body [N m] (ideal and
+   clearance joints; else 0), a revolute's unwrapped angle [rad] (advances the unwrapping: once
+   per record), a clearance joint's contact state. */
+void TdSolverJointOutput(TdSolver solver, PetscInt joint, PetscReal f[3], PetscReal moment[3], PetscReal *angle, ClearanceContactState *contact);
 
 PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx);
 PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx);

@@ -265,20 +265,15 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   for (PetscInt b = 0; b < m->nbodies; b++)
     if (ids->frame[b] >= 0) PetscCall(TdOutputSetSeries(out, ids->frame[b], &s->q[TD_NODE_DOF * m->bodies[b].node_offset]));
   for (PetscInt j = 0; j < m->njoints; j++) {
-    TdSolverJointReaction(s, j, row);
+    PetscReal             mom[3], ang;
+    ClearanceContactState st;
+    TdSolverJointOutput(s, j, row, mom, ids->jangle[j] >= 0 ? &ang : NULL, &st);
     PetscCall(TdOutputSetSeries(out, ids->joint0 + j, row));
-    if (ids->jecc[j] >= 0) { /* clearance joints (F24): the contact's moment on the pin, e and delta */
-      PetscReal             f[3], mom[3];
-      ClearanceContactState st;
-      TdJointClearanceOutput(m, j, s->q, s->v, f, mom, &st);
-      PetscCall(TdOutputSetSeries(out, ids->jmoment[j], mom));
+    if (ids->jmoment[j] >= 0) PetscCall(TdOutputSetSeries(out, ids->jmoment[j], mom)); /* ideal (F22) and clearance joints (F24) */
+    if (ids->jangle[j] >= 0) PetscCall(TdOutputSetSeries(out, ids->jangle[j], &ang));
+    if (ids->jecc[j] >= 0) { /* clearance joints: e and delta */
       PetscCall(TdOutputSetSeries(out, ids->jecc[j], st.eccentricity));
       PetscCall(TdOutputSetSeries(out, ids->jecc[j] + 1, &st.delta));
-    } else if (ids->jmoment[j] >= 0) { /* ideal joints (F22): the moment on the first body, a revolute's angle */
-      PetscReal f[3], mom[3], ang;
-      TdJointIdealOutput(m, j, s->q, s->lambda, f, mom, ids->jangle[j] >= 0 ? &ang : NULL);
-      PetscCall(TdOutputSetSeries(out, ids->jmoment[j], mom));
-      if (ids->jangle[j] >= 0) PetscCall(TdOutputSetSeries(out, ids->jangle[j], &ang));
     }
   }
   row[0] = (PetscReal)s->newton_its;

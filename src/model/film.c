@@ -113,6 +113,20 @@ static PetscBool FaceNearLine(const TdBody *body, const TdMeshSet *set, PetscInt
   return PetscSqrtReal(vec3_dot(d, d)) <= 1.5 * diam ? PETSC_TRUE : PETSC_FALSE;
 }
 
+/* The line's hit on face fi of a mesh set (pt->uv holds the start of the search): an ANCF face
+   from its gathered coordinates (left in ee for the caller), a rigid one from its corners C
+   (FaceNearLine).  Returns the projection kernel's code (0: found). */
+static int ProjectOntoFace(TdModel m, const TdBody *body, const TdMeshSet *set, PetscInt fi, const PetscReal q[], const PetscReal C[4][3], const PetscReal x[3], const FilmLine *line, PetscReal tol, PetscReal ee[ANCF3843_NDOF], FilmSurfacePoint *pt)
+{
+  const PetscInt cell = set->faces[fi].cell;
+  if (body->type == TD_BODY_ANCF) {
+    const PetscReal *sz = &body->mesh.size[3 * cell];
+    FaceGather(m, body, body->element_offset + cell, cell, set->faces[fi].face, q, ee);
+    return film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, line, tol, pt);
+  }
+  return film_project_bilinear_line(C, x, line, tol, pt);
+}
+
 /* The face of the set that the line meets nearest to the film point (smallest |s| along the
    line), or -1: a full search must not take the first face it meets, since a line can cross a
    closed or curved surface twice (the far side of a bore across the journal).  skip: a face
@@ -122,21 +136,13 @@ static PetscInt NearestFace(TdModel m, const TdBody *body, const TdMeshSet *set,
   PetscInt  best = -1;
   PetscReal sbest = PETSC_MAX_REAL;
   for (PetscInt fi = 0; fi < set->nfaces; fi++) {
-    const PetscInt   cell = set->faces[fi].cell;
-    PetscInt         ret;
-    PetscReal        C[4][3], X0[4][3];
+    PetscReal        C[4][3], X0[4][3], ee[ANCF3843_NDOF];
     FilmSurfacePoint pt;
     PetscBool        tried = fi == skip ? PETSC_TRUE : PETSC_FALSE;
     for (PetscInt i = 0; around && i < TD_FACE_NEIGHBOURS && !tried; i++) tried = around[i] == fi ? PETSC_TRUE : PETSC_FALSE;
     if (tried || !FaceNearLine(body, set, fi, q, t, x, n, C, X0)) continue;
     pt.uv[0] = pt.uv[1] = 0;
-    if (body->type == TD_BODY_ANCF) {
-      PetscReal        ee[ANCF3843_NDOF];
-      const PetscReal *sz = &body->mesh.size[3 * cell];
-      FaceGather(m, body, body->element_offset + cell, cell, set->faces[fi].face, q, ee);
-      ret = film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, line, tol, &pt);
-    } else ret = film_project_bilinear_line(C, x, line, tol, &pt);
-    if (ret == 0 && PetscAbsReal(pt.s) < sbest) {
+    if (ProjectOntoFace(m, body, set, fi, q, (const PetscReal(*)[3])C, x, line, tol, ee, &pt) == 0 && PetscAbsReal(pt.s) < sbest) {
       sbest = PetscAbsReal(pt.s);
       best  = fi;
     }
@@ -159,13 +165,8 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
   if (s->kind == TD_FACE_FREE_CYLINDER) {
     /* a free body's cylinder in space (the set-up's probes; the film's passes go through
        PointState's rigid pair) */
-    const PetscReal *qb = &q[TD_NODE_DOF * body->node_offset];
-    PetscReal        p[2][3], d[3], len;
-    for (PetscInt e = 0; e < 2; e++)
-      for (PetscInt i = 0; i < 3; i++) {
-        p[e][i] = qb[i];
-        for (PetscInt k = 0; k < 3; k++) p[e][i] += (body->cylinder[3 * e + k] - body->com[k]) * qb[3 + 3 * k + i];
-      }
+    PetscReal p[2][3], d[3], len;
+    for (PetscInt e = 0; e < 2; e++) TdFreeBodyPoint(body, q, &body->cylinder[3 * e], p[e]);
     for (PetscInt i = 0; i < 3; i++) d[i] = p[1][i] - p[0][i];
     len = PetscSqrtReal(vec3_dot(d, d));
     for (PetscInt i = 0; i < 3; i++) d[i] /= len;
@@ -206,7 +207,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     for (PetscInt k = 0; k < ntry && !*found; k++) {
       const PetscInt   fi   = pass == 0 ? hit->face : (pass == 1 ? around[k] : nearest);
       PetscInt         ret;
-      PetscReal        C[4][3], X0[4][3];
+      PetscReal        C[4][3], X0[4][3], ee[ANCF3843_NDOF];
       const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
       FilmSurfacePoint pt;
       if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
@@ -217,12 +218,10 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
       /* the projection kernels fill every field of pt; only the start uv is read */
       pt.uv[0] = fi == hit->face ? hit->pt.uv[0] : 0;
       pt.uv[1] = fi == hit->face ? hit->pt.uv[1] : 0;
+      ret = ProjectOntoFace(m, body, set, fi, q, (const PetscReal(*)[3])C, x, line, tol, ee, &pt);
       if (body->type == TD_BODY_ANCF) {
-        const PetscInt  e  = body->element_offset + cell;
-        PetscReal       ee[ANCF3843_NDOF];
+        const PetscInt   e  = body->element_offset + cell;
         const PetscReal *sz = &body->mesh.size[3 * cell];
-        FaceGather(m, body, e, cell, set->faces[fi].face, q, ee);
-        ret = film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, line, tol, &pt);
         if (ret == 0) {
           /* the reference coordinates serve the profile only; v and the face kernels need the
              face's 12 active functions only (ancf3843.h) */
@@ -262,25 +261,22 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
                 Xuv[i][1] += pt.dS_uv[1][k2] * eref[3 * k2 + i];
               }
         }
-      } else {
-        ret = film_project_bilinear_line(C, x, line, tol, &pt);
-        if (ret == 0) {
-          const PetscReal u = pt.uv[0], w = pt.uv[1];
-          const PetscReal N[4] = {0.25 * (1 - u) * (1 - w), 0.25 * (1 + u) * (1 - w), 0.25 * (1 + u) * (1 + w), 0.25 * (1 - u) * (1 + w)};
-          const PetscReal Nu[4] = {-0.25 * (1 - w), 0.25 * (1 - w), 0.25 * (1 + w), -0.25 * (1 + w)};
-          const PetscReal Nv[4] = {-0.25 * (1 - u), -0.25 * (1 + u), 0.25 * (1 + u), 0.25 * (1 - u)};
-          for (PetscInt i = 0; i < 3; i++) {
-            st->r[i] = pt.r[i];
-            Xmat[i]  = 0;
-            Xuv[i][0] = Xuv[i][1] = 0;
-            for (PetscInt c = 0; c < 4; c++) {
-              Xmat[i] += N[c] * X0[c][i];
-              Xuv[i][0] += Nu[c] * X0[c][i];
-              Xuv[i][1] += Nv[c] * X0[c][i];
-            }
+      } else if (ret == 0) {
+        const PetscReal u = pt.uv[0], w = pt.uv[1];
+        const PetscReal N[4] = {0.25 * (1 - u) * (1 - w), 0.25 * (1 + u) * (1 - w), 0.25 * (1 + u) * (1 + w), 0.25 * (1 - u) * (1 + w)};
+        const PetscReal Nu[4] = {-0.25 * (1 - w), 0.25 * (1 - w), 0.25 * (1 + w), -0.25 * (1 + w)};
+        const PetscReal Nv[4] = {-0.25 * (1 - u), -0.25 * (1 + u), 0.25 * (1 + u), 0.25 * (1 - u)};
+        for (PetscInt i = 0; i < 3; i++) {
+          st->r[i] = pt.r[i];
+          Xmat[i]  = 0;
+          Xuv[i][0] = Xuv[i][1] = 0;
+          for (PetscInt c = 0; c < 4; c++) {
+            Xmat[i] += N[c] * X0[c][i];
+            Xuv[i][0] += Nu[c] * X0[c][i];
+            Xuv[i][1] += Nv[c] * X0[c][i];
           }
-          TdRigidBodyVelocityAt(body, st->r, t, st->v);
         }
+        TdRigidBodyVelocityAt(body, st->r, t, st->v);
       }
       if (ret == 0) {
         hit->face = fi;
@@ -1286,13 +1282,8 @@ PetscErrorCode TdFilmNodePositions(TdModel m, PetscInt fi, PetscReal t, const Pe
   PetscReal     c[3], cdot[3];
   PetscFunctionBegin;
   if (f->rigid_pair && f->pair.frame >= 0) { /* carried by a free body (F25): r + A (X - com) */
-    const PetscReal *z = &q[TD_NODE_DOF * m->bodies[f->pair.frame ? f->base.body : f->wall.body].node_offset];
-    const PetscReal *com = f->pair.com[f->pair.frame];
-    for (PetscInt nd = 0; nd < f->surface.nnodes; nd++)
-      for (PetscInt d = 0; d < 3; d++) {
-        pos[3 * nd + d] = z[d];
-        for (PetscInt k = 0; k < 3; k++) pos[3 * nd + d] += (f->surface.X[3 * nd + k] - com[k]) * z[3 + 3 * k + d];
-      }
+    const TdBody *body = &m->bodies[f->pair.frame ? f->base.body : f->wall.body];
+    for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) TdFreeBodyPoint(body, q, &f->surface.X[3 * nd], &pos[3 * nd]);
     PetscFunctionReturn(0);
   }
   FrameMotion(m, f, t, c, cdot);

@@ -162,15 +162,8 @@ PetscErrorCode TdJointsFromOptionsInternal(TdModel model, PetscInt nj, char (*na
       /* (F20): the material fibre d0 (unit, normal to the axis a) at the point, F d0 = sum_j d0_j
          dr/dx_j, held on the turning unit vector cos(theta) d0 + sin(theta) w0, w0 = a x d0, in
          the plane normal to a: two rows with fixed coefficients (u . F d0 for u = d0, w0) */
-      const PetscReal *a = joint->axis;
-      PetscReal        d0[3], w0[3], nd;
-      const PetscInt   ex = PetscAbsReal(a[0]) < 0.9 ? 0 : 1; /* the global axis least along a */
-      for (PetscInt i = 0; i < 3; i++) d0[i] = (i == ex) - a[i] * a[ex];
-      nd = PetscSqrtReal(d0[0] * d0[0] + d0[1] * d0[1] + d0[2] * d0[2]);
-      for (PetscInt i = 0; i < 3; i++) d0[i] /= nd;
-      w0[0] = a[1] * d0[2] - a[2] * d0[1];
-      w0[1] = a[2] * d0[0] - a[0] * d0[2];
-      w0[2] = a[0] * d0[1] - a[1] * d0[0];
+      PetscReal d0[3], w0[3];
+      TdAxisNormalsInternal(joint->axis, d0, w0);
       for (PetscInt r = 0; r < 2; r++) {
         const PetscReal *u   = r == 0 ? d0 : w0;
         TdConstraintRow *row = &model->rows[model->nrows++];

@@ -156,11 +156,8 @@ void TdJointsClearancePattern(TdModel model, PetscInt ci[], PetscInt cj[])
     for (PetscInt a = 0; a < 2; a++)
       for (PetscInt b = 0; b < 2; b++) {
         if (joint->body[a] < 0 || joint->body[b] < 0) continue;
-        for (PetscInt r = 0; r < ANCF3843_NDOF; r++)
-          for (PetscInt c = 0; c < ANCF3843_NDOF; c++, k++) {
-            ci[k] = joint->at[a].coord[r];
-            cj[k] = joint->at[b].coord[c];
-          }
+        TdModelPointBlockPattern(&joint->at[a], &joint->at[b], &ci[k], &cj[k]);
+        k += ANCF3843_NDOF * ANCF3843_NDOF;
       }
   }
 }

@@ -162,8 +162,7 @@ static PetscErrorCode AddDotRow(TdModel model, PetscInt j, const TdVectorForm *U
   PetscFunctionReturn(0);
 }
 
-/* two unit vectors normal to u and to each other (right-handed with it) */
-static void Normals(const PetscReal u[3], PetscReal v1[3], PetscReal v2[3])
+void TdAxisNormalsInternal(const PetscReal u[3], PetscReal v1[3], PetscReal v2[3])
 {
   const PetscInt ex = PetscAbsReal(u[0]) < 0.9 ? 0 : 1;
   PetscReal      n;
@@ -367,7 +366,7 @@ PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j)
     const PetscReal na = vec3_norm(axis);
     if (!(na > 1e-12)) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_axis: the axis has zero length; give its direction ax,ay,az", p);
     for (PetscInt i = 0; i < 3; i++) joint->u[i] = axis[i] / na;
-    Normals(joint->u, joint->v1, joint->v2);
+    TdAxisNormalsInternal(joint->u, joint->v1, joint->v2);
   }
   for (PetscInt i = 0; i < 3; i++) { /* a ground side keeps its point (the other fields unused) */
     joint->at[0].X[i] = X[i];

@@ -103,6 +103,15 @@ void TdModelPointValue(TdModel model, const TdMaterialPoint *mp, const PetscReal
     for (PetscInt i = 0; i < 3; i++) r[i] += mp->S[k] * full[mp->coord[3 * k + i]];
 }
 
+void TdModelPointBlockPattern(const TdMaterialPoint *a, const TdMaterialPoint *b, PetscInt ci[], PetscInt cj[])
+{
+  for (PetscInt r = 0, k = 0; r < ANCF3843_NDOF; r++)
+    for (PetscInt c = 0; c < ANCF3843_NDOF; c++, k++) {
+      ci[k] = a->coord[r];
+      cj[k] = b->coord[c];
+    }
+}
+
 PetscErrorCode TdModelFindBodyInternal(TdModel model, const char name[], const char option[], PetscInt *b)
 {
   char list[1024] = "";

@@ -38,6 +38,9 @@ PetscErrorCode TdModelReadPointInternal(TdModel model, const char prefix[], cons
    in names, read after the bodies and their coordinates. */
 PetscErrorCode TdLoadsFromOptionsInternal(TdModel model, PetscInt nl, char (*names)[64]);
 PetscErrorCode TdJointIdealFromOptionsInternal(TdModel model, PetscInt j);
+/* Two unit vectors normal to the unit vector u and to each other, (u, v1, v2) right-handed: v1
+   from the global axis least along u (joint_ideal.c; ideal joints' normals, a spin drive's fibre). */
+void TdAxisNormalsInternal(const PetscReal u[3], PetscReal v1[3], PetscReal v2[3]);
 PetscErrorCode TdJointClearanceFromOptionsInternal(TdModel model, PetscInt j);
 /* Free rigid bodies' orthonormality rows (joint_ideal.c, F21). */
 PetscErrorCode TdFreeBodyRowsInternal(TdModel model);

@@ -60,6 +60,25 @@ static PetscCount LoadEntries(TdModel m)
   return n;
 }
 
+/* Full coordinates (ci, cj) of n pattern entries to free unknowns; an entry on a clamped
+   coordinate is dropped (-1, -1). */
+static void FreePattern(TdModel m, PetscCount n, PetscInt ci[], PetscInt cj[])
+{
+  for (PetscCount h = 0; h < n; h++) {
+    ci[h] = m->free_index[ci[h]];
+    cj[h] = m->free_index[cj[h]];
+    if (ci[h] < 0 || cj[h] < 0) ci[h] = cj[h] = -1;
+  }
+}
+
+/* The 96 x 96 block of material points a (rows) and b (columns) in free unknowns: NDOF * NDOF
+   entries, row-major. */
+static void PointBlockPattern(TdModel m, const TdMaterialPoint *a, const TdMaterialPoint *b, PetscInt ci[], PetscInt cj[])
+{
+  TdModelPointBlockPattern(a, b, ci, cj);
+  FreePattern(m, (PetscCount)NDOF * NDOF, ci, cj);
+}
+
 PetscErrorCode TdSolverBuildJacobian(TdSolver s)
 {
   TdModel     model = s->model;
@@ -140,13 +159,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
         const TdMaterialPoint *end[2];
         const PetscInt         nend = LoadEnds(&model->loads[l], end);
         for (PetscInt a = 0; a < nend; a++)
-          for (PetscInt b = 0; b < nend; b++)
-            for (PetscInt i = 0; i < NDOF; i++)
-              for (PetscInt j = 0; j < NDOF; j++, k++) {
-                ci[k] = model->free_index[end[a]->coord[i]];
-                cj[k] = model->free_index[end[b]->coord[j]];
-                if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
-              }
+          for (PetscInt b = 0; b < nend; b++, k += NDOF * NDOF) PointBlockPattern(model, end[a], end[b], &ci[k], &cj[k]);
       }
       /* free rigid bodies: their 12 x 12 mass blocks */
       for (PetscInt b = 0; b < model->nbodies; b++) {
@@ -163,11 +176,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
         const PetscCount nh = TdRowHessianEntries(&model->rows[r]);
         if (!nh) continue;
         TdRowHessianPattern(&model->rows[r], &ci[k], &cj[k]);
-        for (PetscCount h = 0; h < nh; h++) {
-          ci[k + h] = model->free_index[ci[k + h]];
-          cj[k + h] = model->free_index[cj[k + h]];
-          if (ci[k + h] < 0 || cj[k + h] < 0) ci[k + h] = cj[k + h] = -1;
-        }
+        FreePattern(model, nh, &ci[k], &cj[k]);
         k += (PetscInt)nh;
       }
       /* torque motors (F23): the F19 blocks of their joint points */
@@ -176,24 +185,14 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
         if (joint->motor != TD_MOTOR_TORQUE) continue;
         for (PetscInt side = 0; side < 2; side++) {
           if (joint->body[side] < 0) continue;
-          for (PetscInt i = 0; i < NDOF; i++)
-            for (PetscInt jj = 0; jj < NDOF; jj++, k++) {
-              ci[k] = model->free_index[joint->at[side].coord[i]];
-              cj[k] = model->free_index[joint->at[side].coord[jj]];
-              if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
-            }
+          PointBlockPattern(model, &joint->at[side], &joint->at[side], &ci[k], &cj[k]);
+          k += NDOF * NDOF;
         }
       }
       /* clearance joints (F24): the blocks of their two points */
-      {
-        const PetscCount nj = TdJointsClearanceEntries(model);
-        TdJointsClearancePattern(model, &ci[k], &cj[k]);
-        for (PetscCount h = 0; h < nj; h++, k++) {
-          ci[k] = model->free_index[ci[k]];
-          cj[k] = model->free_index[cj[k]];
-          if (ci[k] < 0 || cj[k] < 0) ci[k] = cj[k] = -1;
-        }
-      }
+      TdJointsClearancePattern(model, &ci[k], &cj[k]);
+      FreePattern(model, TdJointsClearanceEntries(model), &ci[k], &cj[k]);
+      k += (PetscInt)TdJointsClearanceEntries(model);
     }
     if (!s->J) {
       /* created once; a changed film-body coupling re-preallocates the same matrix */
@@ -1619,9 +1618,7 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
       for (PetscInt i = 0; i < 3; i++) v[i] = body->initial_velocity[i];
       for (PetscInt kk = 0; kk < 3; kk++) {
         const PetscReal e[3] = {kk == 0, kk == 1, kk == 2};
-        v[3 * (1 + kk) + 0] = w[1] * e[2] - w[2] * e[1];
-        v[3 * (1 + kk) + 1] = w[2] * e[0] - w[0] * e[2];
-        v[3 * (1 + kk) + 2] = w[0] * e[1] - w[1] * e[0];
+        vec3_cross(w, e, &v[3 * (1 + kk)]);
       }
       continue;
     }
@@ -1913,23 +1910,24 @@ PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal *kinetic, PetscReal *strain)
   PetscFunctionReturn(0);
 }
 
-void TdSolverJointReaction(TdSolver s, PetscInt j, PetscReal f[3])
+void TdSolverJointOutput(TdSolver s, PetscInt j, PetscReal f[3], PetscReal moment[3], PetscReal *angle, ClearanceContactState *contact)
 {
-  const TdJoint *joint = &s->model->joints[j];
-  PetscInt       r     = joint->first_row;
+  const TdJoint        *joint = &s->model->joints[j];
+  PetscInt              r     = joint->first_row;
+  PetscReal             mom[3] = {0, 0, 0};
+  ClearanceContactState st;
   f[0] = f[1] = f[2] = 0;
   if (joint->type == TD_JOINT_CLEARANCE) {
-    PetscReal             mom[3];
-    ClearanceContactState st;
     TdJointClearanceOutput(s->model, j, s->q, s->v, f, mom, &st);
-  } else if (joint->type >= TD_JOINT_SPHERICAL) {
-    PetscReal mom[3];
-    TdJointIdealOutput(s->model, j, s->q, s->lambda, f, mom, NULL);
-  } else if (joint->type == TD_JOINT_POINT) {
+    if (contact) *contact = st;
+  } else if (joint->type >= TD_JOINT_SPHERICAL) TdJointIdealOutput(s->model, j, s->q, s->lambda, f, mom, angle);
+  else if (joint->type == TD_JOINT_POINT) {
     for (PetscInt c = 0; c < 3; c++)
       if (joint->component[c]) f[c] = -s->lambda[r++];
   } else {
     f[0] = -s->lambda[r];
     f[1] = -s->lambda[r + 1];
   }
+  if (moment)
+    for (PetscInt i = 0; i < 3; i++) moment[i] = mom[i];
 }
