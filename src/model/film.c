@@ -45,6 +45,7 @@ typedef struct {
   PetscReal dS_uv[2][ANCF3843_NSHAPE];
   PetscBool want_lin;        /* fill lin (ANCF faces) for the coupled Jacobian */
   FilmFaceLinearization lin;
+  RigidFilmState rigid;      /* a rigid pair's point (F25; on the wall's state): its material points and frame */
 } SurfaceState;
 
 /* The coordinates of element e (cell `cell` of body) that the face kernels read on local face
@@ -316,6 +317,7 @@ static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit
       *ok = PETSC_FALSE;
       PetscFunctionReturn(0);
     }
+    sw->rigid  = st;
     hw->face   = hb->face = 0;
     hw->pt.s   = st.s[0];
     hb->pt.s   = st.s[1];
@@ -1079,9 +1081,9 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   PetscFunctionBegin;
   cache[0].n = cache[1].n = 0;
   qt.n       = 0;
-  if (f->rigid_pair) {
-    TdFilmRigidGather(m, f, t, q, v, zr);
-    if (jrig) PetscCall(PetscArrayzero(jrig, TdFilmRigidQuadEntries(f))); /* every entry of the quad, coupled or not */
+  if (f->rigid_pair && jrig) {
+    PetscCall(PetscArrayzero(jrig, TdFilmRigidQuadEntries(f))); /* every entry of the quad, coupled or not */
+    if (coupled) TdFilmRigidGather(m, f, t, q, v, zr);
   }
   for (PetscInt i = 0; i < 4; i++) p[i] = f->unknown[nodes[i]] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nodes[i]]]) : 0;
   for (PetscInt gp = 0; gp < 4; gp++) {
@@ -1125,11 +1127,8 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     } else DryTractions(f, g->n[gp], &ps[gp], fa, &ts, dfa_dhdot);
     if (f->rigid_pair) {
       /* on the free bodies' coordinates; the load and friction turned from the frame to space */
-      RigidFilmState st;
-      FilmPointState psr;
-      if (!TdFilmRigidState(m, f, zr, g->x[gp], g->n[gp], &psr, &st)) continue; /* PointState found it */
-      TdFilmRigidForces(m, f, &st, g->w[gp], fa[0], fa[1], rfull, L, Fr, g->n[gp]);
-      if (coupled && jrig) TdFilmRigidGaussPointJacobian(m, f, g, gp, nodes, zr, (const PetscReal(*)[3])fa, &ts, (const PetscReal(*)[3])dfa_dhdot, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, ce, cv, jrig);
+      TdFilmRigidForces(m, f, &sw[gp].rigid, g->w[gp], fa[0], fa[1], rfull, L, Fr, g->n[gp]);
+      if (coupled && jrig) TdFilmRigidGaussPointJacobian(m, f, g, gp, nodes, zr, &sw[gp].rigid, (const PetscReal(*)[3])fa, &ts, (const PetscReal(*)[3])dfa_dhdot, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, ce, cv, jrig);
       continue;
     }
     if (rfull) {

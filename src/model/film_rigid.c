@@ -141,7 +141,7 @@ void TdFilmRigidForces(TdModel m, const TdFilm *f, const RigidFilmState *st, Pet
   }
 }
 
-void TdFilmRigidGaussPointJacobian(TdModel m, const TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const PetscReal z[48], const PetscReal fa[2][3], const FilmTractionSensitivity *ts, const PetscReal dfa_dhdot[2][3], const FilmReynoldsSensitivity *rs, PetscReal ce, PetscReal cv, PetscScalar *blk)
+void TdFilmRigidGaussPointJacobian(TdModel m, const TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const PetscReal z[48], const RigidFilmState *st, const PetscReal fa[2][3], const FilmTractionSensitivity *ts, const PetscReal dfa_dhdot[2][3], const FilmReynoldsSensitivity *rs, PetscReal ce, PetscReal cv, PetscScalar *blk)
 {
   PetscReal   T[2][3][8], dkin[8][48], dQ[24][48], K[8][24];
   int         vary[48], nvary = 0;
@@ -179,19 +179,15 @@ void TdFilmRigidGaussPointJacobian(TdModel m, const TdFilm *f, const FilmQuadGeo
     }
   }
   /* force rows against the pressures: -w P^T A (df/dp N_j + df/dgradp gradN_j) p_ref */
-  {
-    RigidFilmState st;
-    if (rigid_film_point(&f->pair, g->x[gp], g->n[gp], z, &st)) return;
-    for (PetscInt j = 0; j < 4; j++) {
-      PetscReal df[2][3], Q[24];
-      for (PetscInt a = 0; a < 2; a++)
-        for (PetscInt i = 0; i < 3; i++) {
-          df[a][i] = ts->dp[a][i] * g->N[gp][j];
-          for (PetscInt d = 0; d < 3; d++) df[a][i] += ts->dgradp[a][i][d] * g->gradN[gp][j][d];
-          df[a][i] *= f->p_ref;
-        }
-      rigid_film_point_forces(&st, w, df[0], df[1], Q);
-      for (PetscInt c = 0; c < 24; c++) bqp[4 * c + j] -= Q[c];
-    }
+  for (PetscInt j = 0; j < 4; j++) {
+    PetscReal df[2][3], Q[24];
+    for (PetscInt a = 0; a < 2; a++)
+      for (PetscInt i = 0; i < 3; i++) {
+        df[a][i] = ts->dp[a][i] * g->N[gp][j];
+        for (PetscInt d = 0; d < 3; d++) df[a][i] += ts->dgradp[a][i][d] * g->gradN[gp][j][d];
+        df[a][i] *= f->p_ref;
+      }
+    rigid_film_point_forces(st, w, df[0], df[1], Q);
+    for (PetscInt c = 0; c < 24; c++) bqp[4 * c + j] -= Q[c];
   }
 }

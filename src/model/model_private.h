@@ -55,12 +55,12 @@ PetscErrorCode TdSensorsFromOptionsInternal(TdModel model, PetscInt ns, char (*n
    -<f>_frame value; the kernel's inputs at t (v NULL: at rest); the Jacobian entries of a quad,
    their pattern (full unknown indices, -1 for none); a Gauss point's state, its forces on the
    free bodies (-Q into rfull, the load and friction on the wall in space) and its Jacobian
-   block (accumulated into the quad's entries). */
+   block at coordinates z with the point's state st (accumulated into the quad's entries). */
 PetscErrorCode TdFilmRigidSetupInternal(TdModel m, TdFilm *f, const char frame[]);
 void           TdFilmRigidGather(TdModel m, const TdFilm *f, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal z[48]);
 PetscCount     TdFilmRigidQuadEntries(const TdFilm *f);
 void           TdFilmRigidPattern(TdModel m, const TdFilm *f, PetscInt qd, PetscInt rows[], PetscInt cols[]);
 PetscBool      TdFilmRigidState(TdModel m, const TdFilm *f, const PetscReal z[48], const PetscReal X[3], const PetscReal n[3], FilmPointState *ps, RigidFilmState *st);
 void           TdFilmRigidForces(TdModel m, const TdFilm *f, const RigidFilmState *st, PetscReal w, const PetscReal fw[3], const PetscReal fb[3], PetscReal rfull[], PetscReal L[3], PetscReal Fr[3], const PetscReal n[3]);
-void           TdFilmRigidGaussPointJacobian(TdModel m, const TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const PetscReal z[48], const PetscReal fa[2][3], const FilmTractionSensitivity *ts, const PetscReal dfa_dhdot[2][3], const FilmReynoldsSensitivity *rs, PetscReal ce, PetscReal cv, PetscScalar *blk);
+void           TdFilmRigidGaussPointJacobian(TdModel m, const TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const PetscReal z[48], const RigidFilmState *st, const PetscReal fa[2][3], const FilmTractionSensitivity *ts, const PetscReal dfa_dhdot[2][3], const FilmReynoldsSensitivity *rs, PetscReal ce, PetscReal cv, PetscScalar *blk);
 #endif
