@@ -48,6 +48,15 @@ typedef struct {
   RigidFilmState rigid;      /* a rigid pair's point (F25; on the wall's state): its material points and frame */
 } SurfaceState;
 
+/* The gathered coordinates (FaceGather) and velocities of the face a quad's points last hit on
+   one surface, kept across the quad's Gauss points: they mostly hit the same face, and the
+   iterate does not change within a quad.  e = -1: empty; has_v: v gathered too. */
+typedef struct {
+  PetscInt  e, face;
+  PetscBool has_v;
+  PetscReal q[ANCF3843_NDOF], v[ANCF3843_NDOF];
+} FaceCoordinates;
+
 /* The coordinates of element e (cell `cell` of body) that the face kernels read on local face
    `face`: of an axis-aligned cell, those of the face's 4 nodes (the 12 active functions and the
    normal slopes), straight from full; the other entries of ee are left unset (the projection and
@@ -115,16 +124,27 @@ static PetscBool FaceNearLine(const TdBody *body, const TdMeshSet *set, PetscInt
 }
 
 /* The line's hit on face fi of a mesh set (pt->uv holds the start of the search): an ANCF face
-   from its gathered coordinates (left in ee for the caller), a rigid one from its corners C
-   (FaceNearLine).  Returns the projection kernel's code (0: found). */
-static int ProjectOntoFace(TdModel m, const TdBody *body, const TdMeshSet *set, PetscInt fi, const PetscReal q[], const PetscReal C[4][3], const PetscReal x[3], const FilmLine *line, PetscReal tol, PetscReal ee[ANCF3843_NDOF], FilmSurfacePoint *pt)
+   from its gathered coordinates, a rigid one from its corners C (FaceNearLine).  The coordinates
+   are gathered into fc (kept for the next points of the quad, which reuse them while they hit
+   the same face) or, without fc, into buf; *ee points at them for the caller.  Returns the
+   projection kernel's code (0: found). */
+static int ProjectOntoFace(TdModel m, const TdBody *body, const TdMeshSet *set, PetscInt fi, const PetscReal q[], const PetscReal C[4][3], const PetscReal x[3], const FilmLine *line, PetscReal tol, FaceCoordinates *fc, PetscReal buf[ANCF3843_NDOF], const PetscReal **ee, FilmSurfacePoint *pt)
 {
   const PetscInt cell = set->faces[fi].cell;
   if (body->type == TD_BODY_ANCF) {
     const PetscReal *sz = &body->mesh.size[3 * cell];
-    FaceGather(m, body, body->element_offset + cell, cell, set->faces[fi].face, q, ee);
-    return film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, x, line, tol, pt);
+    const PetscInt   e = body->element_offset + cell, face = set->faces[fi].face;
+    if (!fc) FaceGather(m, body, e, cell, face, q, buf);
+    else if (fc->e != e || fc->face != face) {
+      FaceGather(m, body, e, cell, face, q, fc->q);
+      fc->e     = e;
+      fc->face  = face;
+      fc->has_v = PETSC_FALSE;
+    }
+    *ee = fc ? fc->q : buf;
+    return film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)face, *ee, x, line, tol, pt);
   }
+  *ee = NULL;
   return film_project_bilinear_line(C, x, line, tol, pt);
 }
 
@@ -138,12 +158,13 @@ static PetscInt NearestFace(TdModel m, const TdBody *body, const TdMeshSet *set,
   PetscReal sbest = PETSC_MAX_REAL;
   for (PetscInt fi = 0; fi < set->nfaces; fi++) {
     PetscReal        C[4][3], X0[4][3], ee[ANCF3843_NDOF];
+    const PetscReal *eep;
     FilmSurfacePoint pt;
     PetscBool        tried = fi == skip ? PETSC_TRUE : PETSC_FALSE;
     for (PetscInt i = 0; around && i < TD_FACE_NEIGHBOURS && !tried; i++) tried = around[i] == fi ? PETSC_TRUE : PETSC_FALSE;
     if (tried || !FaceNearLine(body, set, fi, q, t, x, n, C, X0)) continue;
     pt.uv[0] = pt.uv[1] = 0;
-    if (ProjectOntoFace(m, body, set, fi, q, (const PetscReal(*)[3])C, x, line, tol, ee, &pt) == 0 && PetscAbsReal(pt.s) < sbest) {
+    if (ProjectOntoFace(m, body, set, fi, q, (const PetscReal(*)[3])C, x, line, tol, NULL, ee, &eep, &pt) == 0 && PetscAbsReal(pt.s) < sbest) {
       sbest = PetscAbsReal(pt.s);
       best  = fi;
     }
@@ -154,8 +175,9 @@ static PetscInt NearestFace(TdModel m, const TdBody *body, const TdMeshSet *set,
 /* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9); line: the
    point's line along n (film_line_init), formed once for both surfaces.  v: the unknowns'
    velocities, or NULL where only the geometry is wanted (the nodal output, the set-up checks):
-   an ANCF face's material velocity is then taken as 0, and with it the rate. */
-static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, SurfaceState *st, PetscBool *found)
+   an ANCF face's material velocity is then taken as 0, and with it the rate.  fc: the quad's
+   gathered face coordinates for this surface (FaceCoordinates), or NULL. */
+static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FaceCoordinates *fc, SurfaceState *st, PetscBool *found)
 {
   const TdBody    *body = &m->bodies[s->body];
   const TdMeshSet *set  = (const TdMeshSet *)s->set;
@@ -208,7 +230,8 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     for (PetscInt k = 0; k < ntry && !*found; k++) {
       const PetscInt   fi   = pass == 0 ? hit->face : (pass == 1 ? around[k] : nearest);
       PetscInt         ret;
-      PetscReal        C[4][3], X0[4][3], ee[ANCF3843_NDOF];
+      PetscReal        C[4][3], X0[4][3], buf[ANCF3843_NDOF];
+      const PetscReal *ee;
       const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
       FilmSurfacePoint pt;
       if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
@@ -219,7 +242,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
       /* the projection kernels fill every field of pt; only the start uv is read */
       pt.uv[0] = fi == hit->face ? hit->pt.uv[0] : 0;
       pt.uv[1] = fi == hit->face ? hit->pt.uv[1] : 0;
-      ret = ProjectOntoFace(m, body, set, fi, q, (const PetscReal(*)[3])C, x, line, tol, ee, &pt);
+      ret = ProjectOntoFace(m, body, set, fi, q, (const PetscReal(*)[3])C, x, line, tol, fc, buf, &ee, &pt);
       if (body->type == TD_BODY_ANCF) {
         const PetscInt   e  = body->element_offset + cell;
         const PetscReal *sz = &body->mesh.size[3 * cell];
@@ -227,9 +250,15 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
           /* the reference coordinates serve the profile only; v and the face kernels need the
              face's 12 active functions only (ancf3843.h) */
           const PetscBool  profiled = s->profile.type != FILM_PROFILE_NONE;
-          PetscReal        ev[ANCF3843_NDOF], eref[ANCF3843_NDOF];
+          PetscReal        evbuf[ANCF3843_NDOF], eref[ANCF3843_NDOF];
+          const PetscReal *ev = evbuf;
           int              act[ANCF3843_FACE_NSHAPE];
-          if (v) FaceGather(m, body, e, cell, set->faces[fi].face, v, ev);
+          if (v && fc) {
+            /* fc holds this face's coordinates (ProjectOntoFace); its velocities once per quad */
+            if (!fc->has_v) FaceGather(m, body, e, cell, set->faces[fi].face, v, fc->v);
+            fc->has_v = PETSC_TRUE;
+            ev        = fc->v;
+          } else if (v) FaceGather(m, body, e, cell, set->faces[fi].face, v, evbuf);
           if (profiled) TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
           st->element = e;
           st->face    = set->faces[fi].face;
@@ -301,7 +330,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
 /* tol: how far beyond a face (in face coordinates) a hit still counts: tight for the Gauss
    points, which lie inside the film, loose for the film nodes on its edges, whose lines run
    along the edge of a face that has tilted or slid a little (output only). */
-static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
+static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FaceCoordinates fc[2], FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
 {
   PetscBool fw, fb;
   FilmLine  line;
@@ -335,8 +364,8 @@ static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit
     PetscFunctionReturn(0);
   }
   film_line_init(n, &line);
-  PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, &line, xdot, t, q, v, tol, sw, &fw));
-  PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, &line, xdot, t, q, v, tol, sb, &fb));
+  PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, &line, xdot, t, q, v, tol, fc ? &fc[0] : NULL, sw, &fw));
+  PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, &line, xdot, t, q, v, tol, fc ? &fc[1] : NULL, sb, &fb));
   if (!fw || !fb) {
     PetscCall(PetscSNPrintf(miss, 512, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses its %s surface (%s:%s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], !fw ? "wall" : "base", m->bodies[(!fw ? f->wall : f->base).body].name, (!fw ? f->wall : f->base).face, (double)t));
     *ok = PETSC_FALSE;
@@ -664,7 +693,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         sw.want_lin = sb.want_lin = PETSC_FALSE;
         sw.element = sb.element = -1;
         for (PetscInt d = 0; d < 3; d++) x[d] = g->x[gp][d] + c[d];
-        if (PointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
+        if (PointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
         if (!ok) {
           all_ok = PETSC_FALSE;
           if (sw.element < 0 || sb.element < 0) continue;
@@ -689,7 +718,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
               if (el[a] < 0 || surf[a]->body == m->joints[f->frame_joint].point.body) continue; /* carried by the drive */
               st.want_lin = PETSC_FALSE;
               st.element  = -1;
-              if (ProjectSurface(m, f, surf[a], &hit, xj, g->n[gp], &line, cldot[j], tl[j], q, NULL, 1e-9, &st, &found)) found = PETSC_FALSE;
+              if (ProjectSurface(m, f, surf[a], &hit, xj, g->n[gp], &line, cldot[j], tl[j], q, NULL, 1e-9, NULL, &st, &found)) found = PETSC_FALSE;
               if (found && st.element >= 0) e[a] = 8 * st.element + st.face;
             }
           }
@@ -1078,9 +1107,11 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   FilmReynoldsSensitivity rsens;
   SlotCache               cache[2]; /* face-pressure and face-face pairs */
   QQTerms                 qt;       /* the deferred dQ/dq updates (QQFlush) */
+  FaceCoordinates         fc[2];    /* wall, base: the faces' coordinates, across the quad's points */
   PetscFunctionBegin;
   cache[0].n = cache[1].n = 0;
   qt.n       = 0;
+  fc[0].e = fc[1].e = -1;
   if (f->rigid_pair && jrig) {
     PetscCall(PetscArrayzero(jrig, TdFilmRigidQuadEntries(f))); /* every entry of the quad, coupled or not */
     if (coupled) TdFilmRigidGather(m, f, t, q, v, zr);
@@ -1090,7 +1121,7 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     PetscReal x[3];
     sw[gp].want_lin = sb[gp].want_lin = coupled;
     for (PetscInt i = 0; i < 3; i++) x[i] = g->x[gp][i] + c[i];
-    PetscCall(PointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, &ps[gp], &sw[gp], &sb[gp], ok));
+    PetscCall(PointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, fc, &ps[gp], &sw[gp], &sb[gp], ok));
     if (!*ok) PetscFunctionReturn(0);
   }
   if (f->model == TD_FILM_REYNOLDS) {
@@ -1318,7 +1349,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
     char           miss[512];
     sw.want_lin = sb.want_lin = PETSC_FALSE;
     for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
-    if (PointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], cdot, t, q, NULL, 1e-2, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
+    if (PointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], cdot, t, q, NULL, 1e-2, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
     h[nd] = ok ? ps.h : NAN;
     if (ok) hm = PetscMin(hm, ps.h);
     if (f->model == TD_FILM_REYNOLDS) {
@@ -1636,7 +1667,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
           film_quad_geometry(X, h0, &f->geometry[qd]);
           probe.face = -1;
           film_line_init(f->geometry[qd].n[0], &line);
-          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, &s1, &ok));
+          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &s1, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)f->geometry[qd].x[0][0], (double)f->geometry[qd].x[0][1], (double)f->geometry[qd].x[0][2], m->bodies[f->wall.body].name, f->wall.face);
           if (probe.pt.s > 0)
             for (PetscInt d = 0; d < 3; d++) h0[d] = -h0[d];
@@ -1644,7 +1675,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
         } else film_quad_geometry(X, hint, &f->geometry[qd]);
         for (PetscInt gp = 0; gp < 4; gp++) {
           const FilmQuadGeometry *g = &f->geometry[qd];
-          PetscCall(PointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, &ps, &s1, &s2, &ok));
+          PetscCall(PointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &ps, &s1, &s2, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
           if (f->model == TD_FILM_REYNOLDS && !(ps.h > 0))
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the film height at the start is %g m at the film point (%g, %g, %g); the Reynolds film needs a positive gap between %s:%s and %s:%s (the wall above, the base below along the normal)", p, (double)ps.h, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2], m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face);
