@@ -13,6 +13,10 @@
                                           name in the case's -films, else `film`)
   guide_cells  -guide_cells NX,NY,NZ      (a level is NXxNYxNZ, e.g. 34x5x1, or NX alone with NY,NZ
                                           from the case file; h = 1/NX)
+  mesh         several cell counts refined together, one level being their values joined by
+               '/' in the order of --mesh_options (default: -<film>_cells, then -<body>_cells of
+               every body of the case that sets it), e.g. for the slider-guide case
+               40x40/34x5x1/4x4x3 (film, guide, slider_block); h = 1/(the first count)
   any other    -<param> L                 (h = L if the name ends in dt, else 1/L)
 
 Each level runs build/tribodyn (--tribodyn to change it) writing
@@ -62,10 +66,33 @@ def case_options(path):
     return opts
 
 
-def level_options(param, level, case, film):
+def mesh_option_names(case, film, given):
+    """The cell-count options that --param mesh refines together, in level order."""
+    if given:
+        return [n.strip().lstrip("-") for n in given.split(",") if n.strip()]
+    names = [f"{film}_cells"]
+    for body in [b.strip() for b in case.get("bodies", "").split(",") if b.strip()]:
+        if f"{body}_cells" in case:
+            names.append(f"{body}_cells")
+    return names
+
+
+def level_options(param, level, case, film, mesh_names=None):
     """(option list, spacing h, file tag) of one level."""
     tag = re.sub(r"[^0-9A-Za-z.+-]", "x", level)
     try:
+        if param == "mesh":
+            parts = level.split("/")
+            if len(parts) != len(mesh_names):
+                die(f"level '{level}' gives {len(parts)} cell counts for {len(mesh_names)} options "
+                    f"({', '.join('-' + n for n in mesh_names)}); join one per option with '/'")
+            opts = []
+            for name, part in zip(mesh_names, parts):
+                n = [int(p) for p in re.split(r"[x:,]", part)]
+                if min(n) < 1:
+                    raise ValueError
+                opts += [f"-{name}", ",".join(map(str, n))]
+            return opts, 1.0 / int(re.split(r"[x:,]", parts[0])[0]), tag
         if param == "dt":
             v = float(level)
             return ["-dt", level], v, tag
@@ -169,7 +196,9 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 2)[2])
     ap.add_argument("--case", required=True, help="options file of the case")
-    ap.add_argument("--param", required=True, help="dt, film_cells, guide_cells, or another option")
+    ap.add_argument("--param", required=True, help="dt, film_cells, guide_cells, mesh, or another option")
+    ap.add_argument("--mesh_options", help="with --param mesh: the cell-count options, comma-separated "
+                    "(default: <film>_cells, then <body>_cells of the case's bodies that set it)")
     ap.add_argument("--levels", required=True, help="comma-separated, coarse to fine")
     ap.add_argument("--t_final", type=float, help="shorten every run to this end time [s]")
     ap.add_argument("--np", type=int, default=1, help="MPI ranks per run (mpiexec -n)")
@@ -191,7 +220,10 @@ def main():
     levels = [s.strip() for s in args.levels.split(",") if s.strip()]
     if len(levels) < 2:
         die("give at least two --levels (three for an observed order)")
-    plan = [level_options(args.param, lv, case, film) for lv in levels]
+    mesh_names = mesh_option_names(case, film, args.mesh_options) if args.param == "mesh" else None
+    if args.param == "mesh":
+        print(f"--param mesh: a level sets {', '.join('-' + n for n in mesh_names)}", flush=True)
+    plan = [level_options(args.param, lv, case, film, mesh_names) for lv in levels]
     hs = [h for _, h, _ in plan]
     if any(h2 >= h1 for h1, h2 in zip(hs, hs[1:])):
         die(f"--levels must go from coarse to fine (spacings {hs})")
@@ -236,7 +268,8 @@ def main():
     print(f"\nRefinement of {args.param} in {os.path.relpath(case_path, TOP)}; peaks over {span}"
           f"{'; records every ' + common[common.index('-output_dt') + 1] + ' s' if '-output_dt' in common else ''}")
     has_p = any(r["p"] is not None for r in rows)
-    head = f"{'level':>10} {'records':>7} {'t_end[s]':>9} {'status':>10} {'Newton':>7} {'wall[s]':>8} | " \
+    lw = max([10] + [len(r["level"]) for r in rows])
+    head = f"{'level':>{lw}} {'records':>7} {'t_end[s]':>9} {'status':>10} {'Newton':>7} {'wall[s]':>8} | " \
            f"{'peak|a_z| ' + args.sensor:>22} {'at[ms]':>7} {'change':>11} {'order':>6}"
     if has_p:
         head += f" | {'peak p [MPa]':>12} {'change':>11} {'order':>6}"
@@ -245,7 +278,7 @@ def main():
     series = {"a": [], "p": []}
     for i, r in enumerate(rows):
         ok = r["status"] == "complete"
-        line = (f"{r['level']:>10} {r['records']:>7} {r['t_end']:>9.4g} {r['status'].split(':')[0][:10]:>10} "
+        line = (f"{r['level']:>{lw}} {r['records']:>7} {r['t_end']:>9.4g} {r['status'].split(':')[0][:10]:>10} "
                 f"{fmt(r['newton'], 'd'):>7} {fmt(r['wall'], '.1f'):>8} | ")
         for key, scale, width in (("a", 1.0, 22), ("p", 1e-6, 12)):
             if key == "p" and not has_p:
