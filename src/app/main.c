@@ -37,7 +37,7 @@ static const char option_reference[] =
   "  -static <false>: solve static equilibrium instead (loads and gravity ramped)\n"
   "  -load_steps <10>: load steps of a static solve\n"
   "  -max_step_halvings <6>: halvings of a failed step before the run stops\n"
-  "  -progress <true>: print a progress line every 5 % of the run\n"
+  "  -progress <true>: print a progress line every 5 % of the run, with the time left at the mean rate so far\n"
   "  -dry_run <false>: read and check every option and build the model, then exit (nothing written)\n"
   "  -test_jacobian <0>: check the first N Newton Jacobians against central differences\n"
   "  -test_jacobian_time <0>: ... starting with the first step that ends after this time [s]\n"
@@ -419,7 +419,7 @@ static PetscErrorCode ReadRunControl(MPI_Comm comm, RunControl *rc)
   PetscCall(TdOptionsReal(NULL, "checkpoint_dt", "write the whole state under /checkpoint of the result file every this much simulated time, and at the end (0: only on SIGTERM)", "s", 0, &rc->checkpoint_dt, NULL));
   PetscCall(TdOptionsString(NULL, "restart", "continue the run recorded in this result file from its last checkpoint, with the options stored in it (command-line options override them), appending to the same file", NULL, rc->restart, sizeof rc->restart, NULL));
   PetscCall(TdOptionsReal(NULL, "output_flush_interval", "wall time between flushes of the result file (a killed run keeps the records up to its last flush; every field record and checkpoint flushes too)", "s", 5, &rc->flush_interval, NULL));
-  PetscCall(TdOptionsBool(NULL, "progress", "print a progress line every 5 % of the run", PETSC_TRUE, &rc->progress, NULL));
+  PetscCall(TdOptionsBool(NULL, "progress", "print a progress line every 5 % of the run, with the time left at the mean rate so far", PETSC_TRUE, &rc->progress, NULL));
   PetscCall(TdOptionsBool(NULL, "dry_run", "read and check every option and build the model, then exit without writing anything", PETSC_FALSE, &rc->dry_run, NULL));
   PetscCall(TdThreadGovernorSetUp(&rc->threads, comm));
   if (rc->load_steps < 1) SETERRQ(comm, PETSC_ERR_USER_INPUT, "Option -load_steps = %" PetscInt_FMT ": at least one load step is needed", rc->load_steps);
@@ -538,6 +538,9 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
       run[RS_NEXT_CHECKPOINT] = rc->checkpoint_dt > 0 ? rc->checkpoint_dt : PETSC_MAX_REAL;
       run[RS_NEXT_PROGRESS]   = 0.05 * rc->t_final;
     }
+    PetscLogDouble loop_wall0;
+    const PetscReal loop_t0 = s->t; /* this process's start, for the remaining time */
+    PetscCall(PetscTime(&loop_wall0));
     while (s->t < rc->t_final * (1 - 1e-12) && !stop) {
       PetscReal h = rc->dt, land = PetscMin(run[RS_NEXT_OUTPUT], rc->t_final);
       PetscInt  its0 = s->newton_its, lits0 = s->linear_its;
@@ -582,7 +585,16 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
         last_flush = now;
       }
       if (rc->progress && s->t >= run[RS_NEXT_PROGRESS] * (1 - 1e-9)) {
-        PetscCall(PetscPrintf(s->comm, "tribodyn: t = %.6g s (%3.0f %%), %" PetscInt_FMT " steps, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, wall %.2f s\n", (double)s->t, (double)(100 * s->t / rc->t_final), total_steps, total_newton, (double)total_newton / PetscMax(total_steps, 1), s->rejected, (double)(now - wall0)));
+        /* the time left at this process's mean rate so far (the cost per step changes over a
+           run: the film's cavitation, the impact) */
+        char            left[64] = "";
+        const PetscReal rate     = (s->t - loop_t0) / PetscMax(now - loop_wall0, 1e-9), rest = rate > 0 ? (rc->t_final - s->t) / rate : 0;
+        if (!last && rate > 0) {
+          if (rest < 120) PetscCall(PetscSNPrintf(left, sizeof left, ", about %.0f s left", (double)rest));
+          else if (rest < 7200) PetscCall(PetscSNPrintf(left, sizeof left, ", about %.0f min left", (double)(rest / 60)));
+          else PetscCall(PetscSNPrintf(left, sizeof left, ", about %.1f h left", (double)(rest / 3600)));
+        }
+        PetscCall(PetscPrintf(s->comm, "tribodyn: t = %.6g s (%3.0f %%), %" PetscInt_FMT " steps, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, wall %.2f s%s\n", (double)s->t, (double)(100 * s->t / rc->t_final), total_steps, total_newton, (double)total_newton / PetscMax(total_steps, 1), s->rejected, (double)(now - wall0), left));
         while (run[RS_NEXT_PROGRESS] <= s->t * (1 + 1e-9)) run[RS_NEXT_PROGRESS] += 0.05 * rc->t_final;
       }
     }
