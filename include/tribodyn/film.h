@@ -42,11 +42,16 @@ typedef struct {
 #define TD_PATTERN_LOOKAHEAD 4 /* samples of a driven film's look-ahead (TdFilmsCouplingUpdate) */
 
 /* The projection of one film point onto one surface, kept between evaluations as the start of
-   the next search.  Of pt, the face coordinates, the point, its tangents and s are kept; its
-   shape functions (S, dS_uv) are not (the film's surface state carries them; film.c). */
+   the next search: the fields of its FilmSurfacePoint but the shape functions (S, dS_uv: two
+   thirds of it), which the film's surface state carries (film.c).  Compact, so that a quad's 8
+   hits lie together in memory: a pass streams them all. */
 typedef struct {
-  PetscInt         face;     /* index into the surface's set faces (-1: not found yet) */
-  FilmSurfacePoint pt;
+  double uv[2], xi[3], r[3], r_uv[3][2], s; /* as in FilmSurfacePoint */
+  int    iterations;
+} TdFilmHitPoint;
+typedef struct {
+  PetscInt       face; /* index into the surface's set faces (-1: not found yet) */
+  TdFilmHitPoint pt;
 } TdFilmHit;
 
 typedef struct {

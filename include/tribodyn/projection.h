@@ -82,6 +82,10 @@ double film_point_normal_rate_frame(const FilmSurfacePoint *pt, const double n[3
 double film_point_normal_rate_line(const FilmSurfacePoint *pt, const FilmLine *line, const double ndot[3],
                                    const double v[3], const double xdot[3], double ddot_dv[3], double uvdot[2],
                                    double duvdot_dv[2][3]);
+/* The same from the point's tangents r_uv and its s alone (all that the rate reads of it). */
+double film_point_normal_rate_tangents(const double r_uv[3][2], double s, const FilmLine *line, const double ndot[3],
+                                       const double v[3], const double xdot[3], double ddot_dv[3], double uvdot[2],
+                                       double duvdot_dv[2][3]);
 
 /* Surface profiles carried by the material points (F7): h_prof(X) >= 0 opens the film. */
 typedef enum { FILM_PROFILE_NONE, FILM_PROFILE_CROWN, FILM_PROFILE_CHAMFER, FILM_PROFILE_TABLE } FilmProfileType;

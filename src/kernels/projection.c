@@ -539,12 +539,19 @@ double film_point_normal_rate_line(const FilmSurfacePoint *pt, const FilmLine *l
                                    const double v[3], const double xdot[3], double ddot_dv[3], double uvdot[2],
                                    double duvdot_dv[2][3])
 {
+  return film_point_normal_rate_tangents((const double(*)[2])pt->r_uv, pt->s, line, ndot, v, xdot, ddot_dv, uvdot, duvdot_dv);
+}
+
+double film_point_normal_rate_tangents(const double r_uv[3][2], double s, const FilmLine *line, const double ndot[3],
+                                       const double v[3], const double xdot[3], double ddot_dv[3], double uvdot[2],
+                                       double duvdot_dv[2][3])
+{
   const double *n = line->n, *t1 = line->t1, *t2 = line->t2;
   if (!line->ok) return NAN;
   double ru[3], rv[3];
   for (int i = 0; i < 3; i++) {
-    ru[i] = pt->r_uv[i][0];
-    rv[i] = pt->r_uv[i][1];
+    ru[i] = r_uv[i][0];
+    rv[i] = r_uv[i][1];
   }
   const double J00 = vec3_dot(t1, ru), J01 = vec3_dot(t1, rv), J10 = vec3_dot(t2, ru), J11 = vec3_dot(t2, rv);
   const double det = J00 * J11 - J01 * J10;
@@ -557,7 +564,7 @@ double film_point_normal_rate_line(const FilmSurfacePoint *pt, const FilmLine *l
   }
   /* g = P (v - xdot) - s P ndot,  uvdot = -J^-1 g */
   double w[3];
-  for (int i = 0; i < 3; i++) w[i] = v[i] - (xdot ? xdot[i] : 0.0) - (ndot ? pt->s * ndot[i] : 0.0);
+  for (int i = 0; i < 3; i++) w[i] = v[i] - (xdot ? xdot[i] : 0.0) - (ndot ? s * ndot[i] : 0.0);
   const double g0 = vec3_dot(t1, w), g1 = vec3_dot(t2, w);
   const double ud[2] = {-(J11 * g0 - J01 * g1) / det, -(-J10 * g0 + J00 * g1) / det};
   double rate = 0.0;

@@ -82,7 +82,7 @@ static void FaceGather(TdModel m, const TdBody *body, PetscInt e, PetscInt cell,
    and s are kept. */
 static void HitStore(TdFilmHit *hit, const FilmSurfacePoint *pt)
 {
-  FilmSurfacePoint *h = &hit->pt;
+  TdFilmHitPoint *h = &hit->pt;
   h->uv[0] = pt->uv[0];
   h->uv[1] = pt->uv[1];
   for (PetscInt i = 0; i < 3; i++) {
@@ -182,6 +182,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
   const TdBody    *body = &m->bodies[s->body];
   const TdMeshSet *set  = (const TdMeshSet *)s->set;
   PetscReal        Xmat[3] = {0, 0, 0}, Xuv[3][2] = {{0, 0}, {0, 0}, {0, 0}}, uvdot[2];
+  FilmSurfacePoint cpt; /* a cylinder's projection */
   PetscFunctionBegin;
   *found      = PETSC_FALSE;
   st->element = -1;
@@ -193,8 +194,9 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     for (PetscInt i = 0; i < 3; i++) d[i] = p[1][i] - p[0][i];
     len = PetscSqrtReal(vec3_dot(d, d));
     for (PetscInt i = 0; i < 3; i++) d[i] /= len;
-    if (film_project_cylinder(p[0], d, body->cylinder[6], x, n, &hit->pt) != 0) PetscFunctionReturn(0);
+    if (film_project_cylinder(p[0], d, body->cylinder[6], x, n, &cpt) != 0) PetscFunctionReturn(0);
     hit->face = 0;
+    HitStore(hit, &cpt);
     for (PetscInt i = 0; i < 3; i++) {
       st->r[i] = hit->pt.r[i];
       st->v[i] = 0;
@@ -210,11 +212,12 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     for (PetscInt i = 0; i < 3; i++) d[i] = p1[i] - p0[i];
     len = PetscSqrtReal(vec3_dot(d, d));
     for (PetscInt i = 0; i < 3; i++) d[i] /= len;
-    if (film_project_cylinder(p0, d, body->cylinder[6], x, n, &hit->pt) != 0) PetscFunctionReturn(0);
+    if (film_project_cylinder(p0, d, body->cylinder[6], x, n, &cpt) != 0) PetscFunctionReturn(0);
     hit->face = 0;
+    HitStore(hit, &cpt);
     for (PetscInt i = 0; i < 3; i++) st->r[i] = hit->pt.r[i];
     TdRigidBodyVelocityAt(body, st->r, t, st->v);
-    st->rate      = film_point_normal_rate_line(&hit->pt, line, NULL, st->v, xdot, NULL, uvdot, NULL);
+    st->rate      = film_point_normal_rate_line(&cpt, line, NULL, st->v, xdot, NULL, uvdot, NULL);
     st->prof      = 0;
     st->prof_rate = 0;
     *found        = PETSC_TRUE;
@@ -316,7 +319,7 @@ static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, 
     }
   }
   if (!*found) PetscFunctionReturn(0);
-  st->rate = film_point_normal_rate_line(&hit->pt, line, NULL, st->v, xdot, NULL, uvdot, NULL);
+  st->rate = film_point_normal_rate_tangents((const double(*)[2])hit->pt.r_uv, hit->pt.s, line, NULL, st->v, xdot, NULL, uvdot, NULL);
   if (s->profile.type != FILM_PROFILE_NONE) {
     PetscReal g[3];
     st->prof      = film_profile_eval(&s->profile, Xmat, g);
