@@ -27,21 +27,13 @@ import argparse
 import os
 import sys
 
-os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
-
-import numpy as np  # noqa: E402
-
-try:
-    import h5py  # noqa: E402
-    import matplotlib  # noqa: E402
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: E402
-except ImportError as e:  # pragma: no cover
-    sys.exit(f"plot_slider_crank.py: needs h5py and matplotlib ({e}); run it with /usr/bin/python3")
+import numpy as np
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
-from tdresults import option  # noqa: E402
+from tdresults import option, plotting_modules  # noqa: E402
+
+h5py, plt = plotting_modules("plot_slider_crank.py")
 
 CRANK, ROD, RPM = 0.05, 0.12, 5000.0
 

@@ -22,23 +22,15 @@ import argparse
 import os
 import sys
 
-os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")  # read files that a run still has open
-
-import numpy as np  # noqa: E402
-
-try:
-    import h5py  # noqa: E402
-    import matplotlib  # noqa: E402
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: E402
-    import matplotlib.ticker  # noqa: E402
-    import matplotlib.tri as mtri  # noqa: E402
-except ImportError as e:  # pragma: no cover
-    sys.exit(f"plot_slider_guide.py: needs h5py and matplotlib ({e}); run it with /usr/bin/python3 "
-             "(Debian: apt-get install python3-h5py python3-matplotlib)")
+import numpy as np
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+from tdresults import plotting_modules  # noqa: E402
+
+h5py, plt = plotting_modules("plot_slider_guide.py")
+import matplotlib.ticker  # noqa: E402
+import matplotlib.tri as mtri  # noqa: E402
 SENSORS = ("slider", "guide_mid")
 WINDOW = 0.030  # s: the paper compares the dry peaks over the first 30 ms (Fig. 6)
 STYLE = {"dry": dict(color="tab:red", lw=0.8, alpha=0.75, zorder=2),

@@ -1,4 +1,22 @@
 """Helpers shared by the plotting tools that read tribodyn result files (h5py)."""
+import os
+import sys
+
+
+def plotting_modules(tool):
+    """h5py and matplotlib.pyplot (Agg backend) for the plotting tool named `tool`, which exits
+    with a message naming what is missing when they are not installed.  Result files are read
+    without HDF5 file locking, so that a run still writing one can be plotted."""
+    os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
+    try:
+        import h5py
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # pragma: no cover
+        sys.exit(f"{tool}: needs h5py and matplotlib ({e}); run it with /usr/bin/python3 "
+                 "(Debian: apt-get install python3-h5py python3-matplotlib)")
+    return h5py, plt
 
 
 def option(f, name, default=None):
