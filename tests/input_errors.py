@@ -48,6 +48,8 @@ cases = [
     ("film surface not quads", films + ["-f_surface", os.path.join(src, "meshes/bad_triangles.geo")], ["bad_triangles.geo", "quadrangles"]),
     ("negative roughness", films + ["-f_sigma_wall", "-1e-6"], ["-f_sigma_wall", "negative"]),
     ("gamma outside the Patir-Cheng table", films + ["-f_gamma", "2"], ["-f_gamma", "1/9"]),
+    ("film-block correction without a film", box + ["-film_block_correction", "true"], ["-film_block_correction", "no film"]),
+    ("film-block correction with another preconditioner", films + ["-film_block_correction", "true", "-pc_type", "jacobi"], ["-film_block_correction", "-pc_type other than lu"]),
     ("single-precision LU as a direct solve", box + ["-ksp_type", "preonly", "-pc_factor_mat_solver_type", "mumps_single"], ["mumps_single", "-ksp_type preonly", "-pc_factor_mat_solver_type mumps"]),
 ]
 checks = tdrun.Checks("Bad input: exit status, message, no result file")

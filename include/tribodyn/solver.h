@@ -98,6 +98,15 @@ struct _p_TdSolver {
   TdSolveMode  pc_mode;
   PetscInt     factorizations;
   PetscScalar *pc_coo_v;          /* the COO values of the factored Jacobian (checkpoints) */
+  /* -film_block_correction (film_correction.c): the kept LU followed by a fresh LU of the film
+     block, refreshed from every Jacobian */
+  PetscBool    film_correction;
+  PC           kept_lu;           /* the kept LU of the whole Jacobian, inside the KSP's shell */
+  IS           film_is, all_is;   /* this rank's film unknowns in U; all of its unknowns */
+  Mat          film_rows;         /* J_f: the film rows of the last Jacobian */
+  Mat          film_block;        /* J_ff of the last Jacobian */
+  PC           film_pc;           /* its LU */
+  Vec          film_t, film_dz;   /* film-sized work vectors */
   PetscCount   npc_coo_v;
   PetscBool    restored_ksp;      /* a restart: the next reuse decision takes restored_lits and */
   PetscInt     restored_lits, restored_kreason; /* ... restored_kreason as the last Krylov solve's */

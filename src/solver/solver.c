@@ -219,6 +219,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       PetscCall(KSPGetPC(ksp, &pc));
       PetscCall(PCReset(pc));
     }
+    PetscCall(TdSolverFilmCorrectionReset(s));
     s->pc_ready = PETSC_FALSE;
     PetscCall(PetscFree2(ci, cj));
     PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->coo_v));
@@ -551,6 +552,9 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
       }
     }
   }
+  /* cavitating films: the kept LU corrected by the film block (film_correction.c) */
+  PetscCall(TdSolverFilmCorrectionSetUp(s, ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
   /* -pc_type fieldsplit: the named blocks; fieldsplit, gamg or ml: the bodies' rigid-body
      modes as the near-null space (preconditioner.c) */
   PetscCall(TdSolverSetUpPreconditioner(s, pc));
@@ -570,6 +574,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscFunctionBegin;
   if (!s) PetscFunctionReturn(0);
   PetscCall(SNESDestroy(&s->snes));
+  PetscCall(TdSolverFilmCorrectionDestroy(s));
   PetscCall(MatDestroy(&s->J));
   PetscCall(VecDestroy(&s->U));
   PetscCall(VecDestroy(&s->R));
@@ -1275,6 +1280,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   if (s->coo_map.jmap && P == s->J) PetscCall(TdCOOMapSetValues(P, &s->coo_map, s->coo_v));
   else PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
   PetscCall(PetscLogEventEnd(TD_JacobianValues, 0, 0, 0, 0));
+  PetscCall(TdSolverFilmCorrectionUpdate(s, P));
   {
     /* Keep the factorisation of an earlier Jacobian while it preconditions well: the last Krylov
        solve converged within -refactor_its iterations, in the same mode, step size and pattern.
@@ -1287,10 +1293,11 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       KSPConvergedReason kreason;
       PetscCall(TdSolverLastKrylov(s, &lits, &kreason));
       reuse = lits <= s->refactor_its && kreason >= 0 ? PETSC_TRUE : PETSC_FALSE;
-      if (reuse && s->njfo) {
+      if (reuse && s->njfo && !s->film_correction) {
         /* each JFO row that changed branch since the factorisation changes the matrix by one
            row, a rank-one change the Krylov method absorbs in about one iteration: beyond
-           -jfo_refactor_rows of them, factor anew */
+           -jfo_refactor_rows of them, factor anew (the film-block correction absorbs them
+           instead) */
         PetscInt changed = 0;
         for (PetscInt i = 0; i < s->njfo; i++) changed += s->jfo_active[i] != s->jfo_active_pc[i];
         if (changed > s->jfo_refactor_rows) reuse = PETSC_FALSE;

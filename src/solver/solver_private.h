@@ -12,4 +12,12 @@ PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[]);
 /* Iterations and reason of the last Krylov solve (after a restart: the checkpointed run's). */
 PetscErrorCode TdSolverLastKrylov(TdSolver s, PetscInt *lits, KSPConvergedReason *kreason);
 
+/* -film_block_correction (film_correction.c).  SetUp reads the option and, when it is on, turns
+   the KSP's LU into a shell (the kept LU, then a fresh film-block LU); Update factors the film
+   block of each Jacobian; Reset drops the block after a pattern change; Destroy frees all. */
+PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp);
+PetscErrorCode TdSolverFilmCorrectionUpdate(TdSolver s, Mat P);
+PetscErrorCode TdSolverFilmCorrectionReset(TdSolver s);
+PetscErrorCode TdSolverFilmCorrectionDestroy(TdSolver s);
+
 #endif
