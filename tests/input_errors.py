@@ -3,7 +3,6 @@ leaves no result file that looks complete (issue 2, point 8)."""
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 import tdrun
@@ -54,7 +53,7 @@ cases = [
 ]
 checks = tdrun.Checks("Bad input: exit status, message, no result file")
 for title, args, needles in cases:
-    d = tempfile.mkdtemp(prefix="tribodyn_bad_")
+    d = tdrun.workdir(prefix="tribodyn_bad_")
     out = os.path.join(d, "r.h5")
     proc = subprocess.run([tdrun.EXE] + args + ["-output", out], capture_output=True, text=True)
     text = proc.stdout + proc.stderr

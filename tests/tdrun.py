@@ -1,5 +1,6 @@
 """Helpers for tests that run the tribodyn program and read its HDF5 output (/usr/bin/python3)."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,9 +12,21 @@ EXE = os.environ.get("TRIBODYN_EXE", "tribodyn")
 MPIEXEC = os.environ.get("TRIBODYN_MPIEXEC", "mpiexec")
 
 
+_workdirs = []
+
+
+def workdir(prefix="tribodyn_test_"):
+    """A new temporary directory for a test's files: Checks.finish removes it when every check
+    passed and keeps it (and says where) when one failed, or when TRIBODYN_KEEP_TEST_FILES is
+    set."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    _workdirs.append(d)
+    return d
+
+
 def run(args, nproc=1, threads=1, expect_ok=True, workdir=None, name="run"):
     """Runs tribodyn with args (list); returns (path of the .h5, completed process)."""
-    workdir = workdir or tempfile.mkdtemp(prefix="tribodyn_test_")
+    workdir = workdir or globals()["workdir"]()
     out = os.path.join(workdir, name + ".h5")
     cmd = [EXE] + list(args) + ["-output", out, "-progress", "false"]
     if "-output_fields_dt" not in args and "-restart" not in args:
@@ -80,4 +93,10 @@ class Checks:
 
     def finish(self):
         print("%d passed, %d failed" % (self.passed, self.failed))
+        if self.failed or os.environ.get("TRIBODYN_KEEP_TEST_FILES"):
+            if _workdirs:
+                print("test files kept in " + ", ".join(_workdirs))
+        else:
+            for d in _workdirs:
+                shutil.rmtree(d, ignore_errors=True)
         sys.exit(1 if self.failed else 0)

@@ -61,7 +61,6 @@ hex27 and hex20) against references that do not come from the code:
 import math
 import os
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -71,7 +70,7 @@ import tdrun  # noqa: E402
 
 SRC = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MESHES = os.path.join(SRC, "meshes")
-WORK = tempfile.mkdtemp(prefix="tribodyn_curved_")
+WORK = tdrun.workdir(prefix="tribodyn_curved_")
 
 # tolerances (the reasons are in the docstring; the values observed when the test was written
 # are in the comments)

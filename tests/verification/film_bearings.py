@@ -50,7 +50,7 @@ for ratio, beta in ((1, 0.421731), (2, 0.686045), (4, 0.842439)):
 
 # 2. inclined slider: the wall carries a linear profile (h_in - h_out)(1 - x/L); the base slides
 L, B, U, hout, K = 0.02, 0.02, 1.0, 20e-6, 2.0
-table = os.path.join(tdrun.tempfile.mkdtemp(), "wedge.csv")
+table = os.path.join(tdrun.workdir(), "wedge.csv")
 with open(table, "w") as fcsv:
     fcsv.write("0, %.12e\n%.12e, 0\n" % ((K - 1) * hout, L))
 args = ["-bodies", "pad,runner",

@@ -32,12 +32,11 @@ import tdrun  # noqa: E402
 
 checks = tdrun.Checks("JFO cavitation: pocketed slider, oscillating squeeze, Jacobians")
 import os  # noqa: E402
-import tempfile  # noqa: E402
 
 # 1. pocketed slider
 mu, U, h0, d, L, x1, x2, pcav = 0.05, 1.0, 1e-5, 1e-5, 0.02, 0.005, 0.012, -1e5
 h1 = h0 + d
-table = os.path.join(tempfile.mkdtemp(), "pocket.csv")
+table = os.path.join(tdrun.workdir("tribodyn_test_"), "pocket.csv")
 dl = 5e-5  # the pocket's walls: one cell wide
 with open(table, "w") as fcsv:
     for x, y in ((0, 0), (x1, 0), (x1 + dl, d), (x2 - dl, d), (x2, 0), (L, 0)):

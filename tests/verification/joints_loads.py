@@ -16,7 +16,6 @@
 import math
 import os
 import sys
-import tempfile
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import numpy as np
 import tdrun
@@ -73,7 +72,7 @@ common = ["-bodies", "beam", "-beam_box", "0,0,0,0.3,0.01,0.02", "-beam_cells", 
           "-t_final", "0.006", "-dt", "1e-4"]
 out, _ = tdrun.run(common + ["-f_profile", "halfsine", "-f_start", "1e-3", "-f_duration", "2e-3"], name="halfsine")
 t, d_sine = tdrun.sensor(out, "tip")
-table = os.path.join(tempfile.mkdtemp(), "force.csv")
+table = os.path.join(tdrun.workdir("tribodyn_test_"), "force.csv")
 with open(table, "w") as f:
     f.write("time [s], force [N]\n")
     for ti in np.linspace(0, 2e-3, 401):

@@ -19,7 +19,6 @@ that do not come from the code:
 """
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -29,7 +28,7 @@ import tdrun  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.chdir(TOP)  # the slider-crank case includes cases/slider_crank_common.inc from the top
 checks = tdrun.Checks("Films on free rigid bodies: journal against Raimondi-Boyd, moving frame, Jacobians, slider-crank")
-work = tempfile.mkdtemp(prefix="tribodyn_rigid_films_")
+work = tdrun.workdir(prefix="tribodyn_rigid_films_")
 meshes = {}
 for nc, nz in ((72, 16), (36, 8)):  # the bearing, and a coarser one for the Jacobian checks
     meshes[nc] = os.path.join(work, "groove%d.geo" % nc)

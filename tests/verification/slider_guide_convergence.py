@@ -7,6 +7,7 @@ level with too few counts is refused."""
 import os
 import re
 import subprocess
+import shutil
 import sys
 import tempfile
 
@@ -43,4 +44,8 @@ ok = proc.returncode != 0 and "gives 2 cell counts for 3 options" in proc.stderr
 print("  mesh level with 2 counts for 3 options refused (exit %d): %s" % (proc.returncode, "ok" if ok else "FAIL"))
 checks.append(ok)
 print("%d passed, %d failed" % (sum(checks), len(checks) - sum(checks)))
+if all(checks) and not os.environ.get("TRIBODYN_KEEP_TEST_FILES"):
+    shutil.rmtree(out, ignore_errors=True)
+else:
+    print("test files kept in " + out)
 sys.exit(0 if all(checks) else 1)

@@ -7,7 +7,6 @@ iterations per step (at most 1.5 on average)."""
 import os
 import subprocess
 import sys
-import tempfile
 
 import h5py
 import numpy as np
@@ -17,7 +16,7 @@ import tdrun  # noqa: E402
 
 src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 case = os.path.join(src, "cases", "slider_guide_lubricated.opts")
-work = tempfile.mkdtemp(prefix="tribodyn_jfo_rig_")
+work = tdrun.workdir(prefix="tribodyn_jfo_rig_")
 checks = tdrun.Checks("Slider-guide rig, 0-100 ms: JFO against Swift-Stieber")
 procs = {}
 for cav in ("swift_stieber", "jfo"):

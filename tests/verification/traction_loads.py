@@ -16,7 +16,6 @@ exactly whatever the body's deformation: their sum must be -t A, A the face's re
 import math
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -24,7 +23,7 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import tdrun  # noqa: E402
 
 src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-tmp = tempfile.mkdtemp(prefix="traction_")
+tmp = tdrun.workdir(prefix="traction_")
 checks = tdrun.Checks("Traction loads on faces against the reactions of a 3-2-1 support")
 
 
