@@ -38,13 +38,12 @@ import time
 
 os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
 
-import numpy as np  # noqa: E402
-
 try:
+    import numpy as np  # noqa: E402
     import h5py  # noqa: E402
 except ImportError as e:  # pragma: no cover
-    sys.exit(f"convergence.py: needs h5py ({e}); run it with /usr/bin/python3 "
-             "(Debian: apt-get install python3-h5py)")
+    sys.exit(f"convergence.py: needs numpy and h5py ({e}); run it with /usr/bin/python3 "
+             "(Debian: apt-get install python3-numpy python3-h5py)")
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -215,6 +214,12 @@ def main():
         case_path = os.path.join(TOP, case_path)
     if not os.path.isfile(case_path):
         die(f"no case file {args.case}")
+    # the runs start in the top directory (for the case files' relative paths): every path the
+    # user gave relative to where they are is made absolute first
+    case_path = os.path.abspath(case_path)
+    args.outdir = os.path.abspath(args.outdir)
+    if os.sep in args.tribodyn:
+        args.tribodyn = os.path.abspath(args.tribodyn)
     case = case_options(case_path)
     film = args.film or (case.get("films", "film").split(",")[0] or "film")
     levels = [s.strip() for s in args.levels.split(",") if s.strip()]

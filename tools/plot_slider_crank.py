@@ -27,13 +27,12 @@ import argparse
 import os
 import sys
 
-import numpy as np
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 from tdresults import option, plotting_modules  # noqa: E402
 
-h5py, plt = plotting_modules("plot_slider_crank.py")
+np, h5py, plt = plotting_modules("plot_slider_crank.py")
 
 CRANK, ROD, RPM = 0.05, 0.12, 5000.0
 

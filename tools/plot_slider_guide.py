@@ -22,13 +22,12 @@ import argparse
 import os
 import sys
 
-import numpy as np
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 from tdresults import plotting_modules  # noqa: E402
 
-h5py, plt = plotting_modules("plot_slider_guide.py")
+np, h5py, plt = plotting_modules("plot_slider_guide.py")
 import matplotlib.ticker  # noqa: E402
 import matplotlib.tri as mtri  # noqa: E402
 SENSORS = ("slider", "guide_mid")

@@ -13,12 +13,12 @@ import os
 import sys
 
 os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
-import numpy as np  # noqa: E402
-
 try:
+    import numpy as np  # noqa: E402
     import h5py  # noqa: E402
 except ImportError as e:  # pragma: no cover
-    sys.exit(f"spin_up_beam.py: needs h5py ({e}); run it with /usr/bin/python3")
+    sys.exit(f"spin_up_beam.py: needs numpy and h5py ({e}); run it with /usr/bin/python3 "
+             "(Debian: apt-get install python3-numpy python3-h5py)")
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -3,7 +3,8 @@
 converges at the order of generalised-alpha (observed order between 1.5 and 3).  A mesh series
 (--param mesh: film, guide and slider refined together) over 0.5 ms: every level's cell counts
 reach the model (the finest file's film has (80 + 1)^2 nodes, its guide 69 x 11 x 3), and a
-level with too few counts is refused."""
+level with too few counts is refused; relative --case and --outdir are taken from where the tool
+is started."""
 import os
 import re
 import subprocess
@@ -42,6 +43,14 @@ proc = subprocess.run(["/usr/bin/python3", os.path.join(src, "tools", "convergen
                       capture_output=True, text=True)
 ok = proc.returncode != 0 and "gives 2 cell counts for 3 options" in proc.stderr
 print("  mesh level with 2 counts for 3 options refused (exit %d): %s" % (proc.returncode, "ok" if ok else "FAIL"))
+checks.append(ok)
+# paths relative to where the user stands (the runs start in the top directory)
+rel_case = os.path.relpath(os.path.join(src, "cases", "slider_guide_lubricated.opts"), out)
+proc = subprocess.run(["/usr/bin/python3", os.path.join(src, "tools", "convergence.py"), "--case", rel_case,
+                       "--param", "dt", "--levels", "1e-4,5e-5", "--t_final", "0.0002", "--tribodyn", exe, "--outdir", "rel"],
+                      capture_output=True, text=True, cwd=out)
+ok = proc.returncode == 0 and os.path.isfile(os.path.join(out, "rel", "convergence_dt_5e-5.h5")) and proc.stdout.count("complete") >= 2
+print("  relative --case %s and --outdir rel from %s: both levels complete there (exit %d): %s" % (rel_case, out, proc.returncode, "ok" if ok else "FAIL"))
 checks.append(ok)
 print("%d passed, %d failed" % (sum(checks), len(checks) - sum(checks)))
 if all(checks) and not os.environ.get("TRIBODYN_KEEP_TEST_FILES"):
