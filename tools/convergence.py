@@ -143,6 +143,10 @@ def peak_metrics(path, sensor, film, window):
                 n = min(n, len(p))
         if "solver/newton_iterations" in f:
             out["newton"] = int(np.sum(f["solver/newton_iterations"][:n]))
+        if "solver/wall_time" in f and len(f["solver/wall_time"]) > 0:
+            # the run's own clock (a restarted run continues it): the wall time of a series read
+            # with --analyse_only, or of a level run by hand
+            out["wall_file"] = float(f["solver/wall_time"][-1])
     t, a = t[:n], a[:n]
     out["records"] = n
     if n == 0:
@@ -265,7 +269,7 @@ def main():
                             if not re.search(r"-{5}|Missing|See https|Petsc Release|Configure|#\d+ |tribodyn on a", ln)), "")
                 print(f"   run failed (exit {rc}){': ' + why if why else ''}; see {log}", flush=True)
         m = peak_metrics(out, args.sensor, film, args.window)
-        m.update(level=lv, h=h, wall=wall, rc=rc, file=out)
+        m.update(level=lv, h=h, wall=wall if wall is not None else m.get("wall_file"), rc=rc, file=out)
         rows.append(m)
 
     # ---- table ----
