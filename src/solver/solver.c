@@ -203,6 +203,23 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       PetscCall(MatSetType(s->J, MATAIJ));
     }
     PetscCall(PetscObjectTypeCompare((PetscObject)s->J, MATSEQAIJ, &seqaij));
+    PetscBool info = PETSC_FALSE;
+    PetscCall(PetscInfoEnabled(PETSC_SMALLEST_CLASSID, &info)); /* the "sys" class of PetscInfo(NULL, ...) */
+    if (!seqaij && info) {
+      /* entries of rows another rank owns travel at every Jacobian (MatSetValuesCOO): -info
+         tells how many, by kind */
+      PetscInt   lo, hi;
+      PetscCount off_e = 0, off_f = 0, off_c = 0;
+      const PetscCount ne_coo = (PetscCount)nloc * NDOF * NDOF;
+      PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+      for (PetscCount i = 0; i < s->ncoo; i++)
+        if (ci[i] >= 0 && (ci[i] < lo || ci[i] >= hi)) {
+          if (i < ne_coo) off_e++;
+          else if (i < ne_coo + s->nfilm_coo) off_f++;
+          else off_c++;
+        }
+      PetscCall(PetscInfo(NULL, "Jacobian COO entries of rows another rank owns: elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscCount_FMT " (rows %" PetscInt_FMT "-%" PetscInt_FMT " here)\n", off_e, off_f, off_c, lo, hi));
+    }
     PetscCall(PetscLogEventBegin(TD_JacobianPattern, 0, 0, 0, 0));
     if (s->threaded_jacobian && seqaij) {
       PetscBool used;
