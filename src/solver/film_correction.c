@@ -45,6 +45,13 @@ static PetscErrorCode KeptFactor(PC shell)
   PetscCall(PCSetReusePreconditioner(s->kept_lu, PETSC_FALSE));
   PetscCall(PCSetUp(s->kept_lu));
   PetscCall(PCSetReusePreconditioner(s->kept_lu, PETSC_TRUE));
+  {
+    /* a failed factorisation fails the Krylov solve (KSP_DIVERGED_PC_FAILED), as the plain LU
+       would: Newton then retries the step with a fresh factorisation, then halves it */
+    PCFailedReason reason;
+    PetscCall(PCGetFailedReason(s->kept_lu, &reason));
+    PetscCall(PCSetFailedReason(shell, reason));
+  }
   PetscFunctionReturn(0);
 }
 
