@@ -1,8 +1,8 @@
 """The film-block correction of the kept LU (-film_block_correction, src/solver/film_correction.c)
 changes the preconditioner, not the solution: on the lubricated slider-guide case, whose
-Swift-Stieber film cavitates while the slider settles, the sensor and pressure histories with and
-without it agree to 1e-8 relative (Newton's tolerance leaves about 1e-10), also on 2 ranks (the
-film block distributed).  And it does what it is for: the film rows that change branch no longer
+Swift-Stieber film cavitates while the slider settles, the sensor histories with and without it
+agree to 1e-8 relative and the pressure histories to 2e-8 (Newton's film tolerance), also on 2
+ranks (the film block distributed).  And it does what it is for: the film rows that change branch no longer
 force factorisations of the whole Jacobian, so the run factors it at most half as often."""
 import os
 import re
@@ -23,11 +23,15 @@ for name, nproc, on in (("off", 1, "false"), ("on", 1, "true"), ("on_np2", 2, "t
     res[name]["p"] = tdrun.dataset(out, "/films/film/pressure")
     res[name]["cavitated"] = np.sum(res[name]["p"][-1] <= res[name]["p"][-1].min() + 1e-6 * np.abs(res[name]["p"]).max())
 checks.true("the film cavitates by 5 ms: %d nodes at the cavitation pressure" % res["off"]["cavitated"], res["off"]["cavitated"] >= 10)
+# sensors to 1e-8 as between ranks; pressures to 2e-8: the two preconditioners lead Newton along
+# different paths, each stopped within the film rows' tolerance (1e-9 of the pressure scale per
+# node); the largest difference measured, 7.7e-9 of the peak, was 6e-3 Pa at a loaded node of
+# 0.497 MPa (record 70), not at the cavitation front
 for other in ("on", "on_np2"):
-    for key in ("slider", "guide_mid", "p"):
+    for key, bound in (("slider", 1e-8), ("guide_mid", 1e-8), ("p", 2e-8)):
         a, b = res["off"][key], res[other][key]
         rel = np.max(np.abs(a - b)) / np.max(np.abs(a))
-        checks.true("%s: max rel. difference, %s vs off: %.2e <= 1e-8 (peak %.3e)" % (key, other, rel, np.max(np.abs(a))), rel <= 1e-8)
+        checks.true("%s: max rel. difference, %s vs off: %.2e <= %.0e (peak %.3e)" % (key, other, rel, bound, np.max(np.abs(a))), rel <= bound)
 checks.true("whole-Jacobian factorisations: %d with the correction, %d without (at most half)" % (facts["on"], facts["off"]),
             facts["on"] > 0 and 2 * facts["on"] <= facts["off"])
 checks.true("on 2 ranks with the correction: %d factorisations (at most half of %d)" % (facts["on_np2"], facts["off"]),
