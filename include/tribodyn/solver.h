@@ -98,6 +98,7 @@ struct _p_TdSolver {
   TdSolveMode  pc_mode;
   PetscInt     factorizations;
   PetscScalar *pc_coo_v;          /* the COO values of the factored Jacobian (checkpoints) */
+  PetscCount   npc_coo_v;
   /* -film_block_correction (film_correction.c): the kept LU followed by a fresh LU of the film
      block, refreshed from every Jacobian */
   PetscBool    film_correction;
@@ -107,7 +108,6 @@ struct _p_TdSolver {
   Mat          film_block;        /* J_ff of the last Jacobian */
   PC           film_pc;           /* its LU */
   Vec          film_t, film_dz;   /* film-sized work vectors */
-  PetscCount   npc_coo_v;
   PetscBool    restored_ksp;      /* a restart: the next reuse decision takes restored_lits and */
   PetscInt     restored_lits, restored_kreason; /* ... restored_kreason as the last Krylov solve's */
   /* film pressure predictor: the start of a step extrapolates this rank's film unknowns
