@@ -24,9 +24,12 @@ def workdir(prefix="tribodyn_test_"):
     return d
 
 
+_new_workdir = workdir  # run() takes an argument of the same name
+
+
 def run(args, nproc=1, threads=1, expect_ok=True, workdir=None, name="run"):
     """Runs tribodyn with args (list); returns (path of the .h5, completed process)."""
-    workdir = workdir or globals()["workdir"]()
+    workdir = workdir or _new_workdir()
     out = os.path.join(workdir, name + ".h5")
     cmd = [EXE] + list(args) + ["-output", out, "-progress", "false"]
     if "-output_fields_dt" not in args and "-restart" not in args:

@@ -99,7 +99,6 @@ PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp)
   PetscInt  lo, hi, nfilm;
   PetscFunctionBegin;
   nfilm = s->model->row_offset - s->model->nfree;
-  s->film_correction = PETSC_FALSE;
   {
     /* default: on for cavitating films of at least -film_block_correction_min unknowns; below,
        the whole LU is cheap and the extra stage costs more than the factorisations it saves
@@ -147,12 +146,13 @@ PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp)
   PetscCall(PCShellSetApply(pc, KeptThenFilm));
   PetscCall(PCShellSetView(pc, KeptThenFilmView));
   PetscCall(PCShellSetName(pc, "kept LU + film block"));
-  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
   {
-    const PetscInt a = PetscMax(lo, s->model->nfree), e = PetscMin(hi, s->model->row_offset);
-    PetscCall(ISCreateStride(s->comm, PetscMax(e - a, 0), a, 1, &s->film_is));
-    PetscCall(ISCreateStride(s->comm, hi - lo, lo, 1, &s->all_is));
+    PetscInt first, n;
+    PetscCall(TdSolverFilmSlice(s, &first, &n, NULL));
+    PetscCall(ISCreateStride(s->comm, n, first, 1, &s->film_is));
   }
+  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+  PetscCall(ISCreateStride(s->comm, hi - lo, lo, 1, &s->all_is));
   PetscFunctionReturn(0);
 }
 

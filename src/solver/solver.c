@@ -402,7 +402,6 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 }
 
 static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx);
-static PetscErrorCode FilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset);
 
 /*
   Initial guess of each Krylov solve (KSP pre-solve hook; the KSP takes a nonzero guess).  The
@@ -437,7 +436,7 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   {
     PetscInt n = 0;
     PetscCall(TdOptionsBool(NULL, "extrapolate_pressure", "start each step's Newton solve from film pressures extrapolated linearly from the last step (false: from the last pressures)", s->extrapolate_pressure, &s->extrapolate_pressure, NULL));
-    PetscCall(FilmSlice(s, NULL, &n, NULL));
+    PetscCall(TdSolverFilmSlice(s, NULL, &n, NULL));
     if (n && !s->film_u_start) PetscCall(PetscMalloc2(n, &s->film_u_start, n, &s->film_u_rate));
   }
   PetscCall(TdOptionsInt(NULL, "max_step_halvings", "times a step whose Newton solve fails is halved before the run stops", s->max_halvings, &s->max_halvings, NULL));
@@ -1695,10 +1694,10 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
   the film unknowns have no rate of their own, and keeping p_n made them the largest part of the
   first Newton step.  Extrapolating linearly, p = p_n + dt (p_n - p_{n-1})/dt_{n-1}, starts
   Newton nearer the solution; on the cavitation bound the prediction is cut at p_cav.  The film
-  range of the unknowns is [nfree, row_offset); FilmSlice gives this rank's part of it: its first
-  global unknown, its length and its offset in the local array of U.
+  range of the unknowns is [nfree, row_offset); TdSolverFilmSlice gives this rank's part of it
+  (solver_private.h).
 */
-static PetscErrorCode FilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset)
+PetscErrorCode TdSolverFilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset)
 {
   PetscInt rlo, rhi, lo, hi;
   PetscFunctionBegin;
@@ -1716,7 +1715,7 @@ static PetscErrorCode PredictPressures(TdSolver s, PetscReal dt)
   PetscInt     first = 0, n = 0, off = 0;
   PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(FilmSlice(s, &first, &n, &off));
+  PetscCall(TdSolverFilmSlice(s, &first, &n, &off));
   if (!n || !s->film_u_start) PetscFunctionReturn(0);
   PetscCall(VecGetArray(s->U, &u));
   for (PetscInt k = 0; k < n; k++) {
@@ -1743,7 +1742,7 @@ static PetscErrorCode RestorePressures(TdSolver s)
   PetscInt     n = 0, off = 0;
   PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(FilmSlice(s, NULL, &n, &off));
+  PetscCall(TdSolverFilmSlice(s, NULL, &n, &off));
   if (!n || !s->film_u_start) PetscFunctionReturn(0);
   PetscCall(VecGetArray(s->U, &u));
   for (PetscInt k = 0; k < n; k++) u[off + k] = s->film_u_start[k];
@@ -1756,7 +1755,7 @@ static PetscErrorCode UpdatePressureRate(TdSolver s, PetscReal dt)
   PetscInt           n = 0, off = 0;
   const PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(FilmSlice(s, NULL, &n, &off));
+  PetscCall(TdSolverFilmSlice(s, NULL, &n, &off));
   if (!n || !s->film_u_start) PetscFunctionReturn(0);
   PetscCall(VecGetArrayRead(s->U, &u));
   for (PetscInt k = 0; k < n; k++) s->film_u_rate[k] = (u[off + k] - s->film_u_start[k]) / dt;
