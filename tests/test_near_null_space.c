@@ -8,7 +8,8 @@
   reference state by the solver (statics mode: the Jacobian is K alone), and
     ||K v_k|| / (||K||_F ||v_k||) <= 1e-12   for each mode v_k,
   while a vector that is not rigid (a stretch) gives a ratio far from zero.  Also the modes are
-  orthonormal, and on 2 ranks (each its rows) the same figures come out.
+  orthonormal, and on 2 ranks (each its rows, numbered by the graph partition) the same figures
+  come out.
 */
 #include <tribodyn/solver.h>
 #include <tribodyn/options.h>
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
     PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
     PetscCall(VecGetArray(s->U, &u));
     for (PetscInt c = 0; c < model->nfull; c++) {
-      const PetscInt f = model->free_index[c];
+      const PetscInt f = model->free_index[c] >= 0 ? s->to_petsc[model->free_index[c]] : -1; /* U: the partition's numbering */
       if (f >= lo && f < hi) u[f - lo] = model->q_ref[c];
     }
     PetscCall(VecRestoreArray(s->U, &u));
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
     PetscCall(VecGetOwnershipRange(stretch, &lo, &hi));
     PetscCall(VecGetArray(stretch, &v));
     for (PetscInt c = 0; c < model->nfull; c++) {
-      const PetscInt f = model->free_index[c], slot = c % TD_NODE_DOF;
+      const PetscInt f = model->free_index[c] >= 0 ? s->to_petsc[model->free_index[c]] : -1, slot = c % TD_NODE_DOF;
       if (f < lo || f >= hi) continue;
       if (slot == 0) v[f - lo] = model->q_ref[c];
       if (slot == 3) v[f - lo] = 1;

@@ -14,8 +14,10 @@
   face stays free unless -<b>_clamp_slopes all (see BodyFromOptions in body_ancf.c).  The unknown vector of a step is [free coordinates,
   scaled multipliers] (formulation.md §6).  Meshes are small next to the cost of the element
   kernels, so every rank holds the whole model and the whole state; elements and film quads are
-  divided between ranks (contiguous shares: TdSolverCreate, TdFilm's quad_start/quad_end) and
-  threads.
+  divided between ranks (elements by a graph partitioner, TdModelPartition; film quads in
+  contiguous strips, TdFilm's quad_start/quad_end) and threads.  The solver numbers U rank
+  after rank (TdSolverCreate); the model's indices (free_index, film unknowns, rows) are the
+  natural numbering above.
 */
 #include <petscsys.h>
 #include <petscviewer.h>
@@ -244,6 +246,11 @@ PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const P
 void TdFilmNodalTheta(TdModel model, PetscInt f, const PetscScalar u[], PetscReal theta[]);
 /* At the start of a step: the JFO films keep their film fractions of u (all unknowns) as theta_old. */
 void TdFilmsStepStart(TdModel model, const PetscScalar u[]);
+/* The partition over the ranks (src/model/partition.c; collective): element_rank (nelements)
+   the rank that computes each element, chosen by a graph partitioner over the elements' dual
+   graph (options prefix -partition_, e.g. -partition_mat_partitioning_type); unknown_rank
+   (row_offset + nrows) the rank that owns each unknown of U.  On one rank all are 0. */
+PetscErrorCode TdModelPartition(TdModel model, PetscInt element_rank[], PetscInt unknown_rank[]);
 PetscErrorCode TdModelDestroy(TdModel *model);
 PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
 

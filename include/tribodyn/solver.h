@@ -27,7 +27,15 @@ struct _p_TdSolver {
   VecScatter   toall;
   Mat          J;
   SNES         snes;
-  PetscInt     elem_start, elem_end; /* elements of this rank */
+  /* The partition (TdModelPartition): this rank's elements, and the numbering of U rank after
+     rank.  The model's and the full vectors' indices (Useq, Rseq, COO pattern as built) are
+     natural; U, R and J are in PETSc's numbering: natural i is entry to_petsc[i] of U, and
+     this rank's entries of U are the natural unknowns owned[0..nowned), ascending. */
+  PetscBool    partition;         /* -partition: graph partition (false: contiguous slices) */
+  PetscInt     nelem_local, *elem_local;
+  PetscInt    *element_rank;      /* nelements */
+  PetscInt    *to_petsc;          /* N */
+  PetscInt     nowned, *owned;
   PetscScalar *coo_v;
   PetscCount   ncoo;
   PetscBool    threaded_jacobian; /* one rank: the product with J and its COO values on threads */

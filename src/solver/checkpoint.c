@@ -193,7 +193,7 @@ static PetscErrorCode ScatterUnknowns(TdSolver s, const PetscReal all[], Vec U)
   PetscFunctionBegin;
   PetscCall(VecGetOwnershipRange(U, &lo, &hi));
   PetscCall(VecGetArray(U, &u));
-  for (PetscInt i = lo; i < hi; i++) u[i - lo] = all[i];
+  for (PetscInt k = 0; k < hi - lo; k++) u[k] = all[s->owned[k]]; /* U in the partition's numbering */
   PetscCall(VecRestoreArray(U, &u));
   PetscFunctionReturn(0);
 }
@@ -298,17 +298,10 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   if (m->row_offset > m->nfree) {
     /* the film unknowns' rates, at their global places in [nfree, row_offset); collective, so
        decided on the global count (a rank may own no film unknowns and hold no rate array) */
-    PetscInt first = 0, n = 0, nf = m->row_offset - m->nfree;
+    PetscInt off = 0, n = 0, nf = m->row_offset - m->nfree;
     PetscCall(PetscArrayzero(buf, nf));
-    {
-      PetscInt rlo, rhi, lo, hi;
-      PetscCall(VecGetOwnershipRange(s->U, &rlo, &rhi));
-      lo    = PetscMax(rlo, m->nfree);
-      hi    = PetscMax(lo, PetscMin(rhi, m->row_offset));
-      first = lo;
-      n     = hi - lo;
-    }
-    for (PetscInt k = 0; k < n; k++) buf[first - m->nfree + k] = PetscRealPart(s->film_u_rate[k]);
+    PetscCall(TdSolverFilmSlice(s, NULL, &n, &off));
+    for (PetscInt k = 0; k < n; k++) buf[s->owned[off + k] - m->nfree] = PetscRealPart(s->film_u_rate[k]);
     if (size > 1) PetscCallMPI(MPI_Reduce(rank ? buf : MPI_IN_PLACE, buf, (PetscMPIInt)nf, MPIU_REAL, MPIU_SUM, 0, s->comm));
     PetscCall(TdOutputCheckpointPutReal(out, "film_u_rate", nf, buf));
   }
@@ -330,6 +323,14 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     PetscInt    n;
     PetscInt64 *all, *counts;
     PetscReal  *vals;
+    {
+      /* the partition the per-rank data below belongs to (its COO order, U's numbering) */
+      PetscInt64 *er;
+      PetscCall(PetscMalloc1(PetscMax(m->nelements, 1), &er));
+      for (PetscInt e = 0; e < m->nelements; e++) er[e] = s->element_rank[e];
+      PetscCall(TdOutputCheckpointPutInt(out, "element_rank", rank ? 0 : m->nelements, er));
+      PetscCall(PetscFree(er));
+    }
     PetscCall(GatherToRoot(s->comm, m->ncoupling_qq, m->coupling_qq, MPIU_INT64, sizeof(PetscInt64), &n, &all, &counts));
     PetscCall(TdOutputCheckpointPutInt(out, "coupling_qq", n, all));
     PetscCall(TdOutputCheckpointPutInt(out, "coupling_qq_counts", rank ? 0 : size, counts));
@@ -409,6 +410,17 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   s->newton_its         = (PetscInt)sc[CK_NEWTON_ITS];
   s->linear_its         = (PetscInt)sc[CK_LINEAR_ITS];
   same_ranks            = (PetscMPIInt)sc[CK_NRANKS] == size ? PETSC_TRUE : PETSC_FALSE;
+  if (same_ranks && size > 1) {
+    /* the per-rank data (coupling pattern, factored Jacobian's values) belong to the writer's
+       partition of the elements: another partition (other partitioner or -partition) starts
+       afresh, as another number of ranks does */
+    PetscInt64 *er;
+    PetscCall(TdCheckpointFileGetInt(cf, "element_rank", PETSC_FALSE, &n, &er));
+    if (n != m->nelements) same_ranks = PETSC_FALSE;
+    for (PetscInt e = 0; same_ranks && e < n; e++)
+      if (er[e] != s->element_rank[e]) same_ranks = PETSC_FALSE;
+    PetscCall(PetscFree(er));
+  }
 
   {
     PetscReal **dst[4] = {&s->q, &s->v, &s->a, &s->qdd};
@@ -446,11 +458,9 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     PetscInt nf = m->row_offset - m->nfree;
     PetscCall(TdCheckpointFileGetReal(cf, "film_u_rate", PETSC_FALSE, &n, &v));
     if (n == nf) {
-      PetscInt rlo, rhi, lo, hi;
-      PetscCall(VecGetOwnershipRange(s->U, &rlo, &rhi));
-      lo = PetscMax(rlo, m->nfree);
-      hi = PetscMax(lo, PetscMin(rhi, m->row_offset));
-      for (PetscInt k = lo; k < hi; k++) s->film_u_rate[k - lo] = v[k - m->nfree];
+      PetscInt off = 0, nl = 0;
+      PetscCall(TdSolverFilmSlice(s, NULL, &nl, &off));
+      for (PetscInt k = 0; k < nl; k++) s->film_u_rate[k] = v[s->owned[off + k] - m->nfree];
     } else s->have_pressure_rate = PETSC_FALSE;
     PetscCall(PetscFree(v));
   }
@@ -530,7 +540,7 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   s->restored_ksp     = PETSC_TRUE;
   s->restored_lits    = (PetscInt)sc[CK_LAST_LITS];
   s->restored_kreason = (PetscInt)sc[CK_LAST_KREASON];
-  PetscCall(PetscInfo(NULL, "restart from t = %g s: %s ranks, %s\n", (double)s->t, same_ranks ? "same" : "another number of", s->pc_ready ? "the checkpoint's factorisation" : "a fresh factorisation"));
+  PetscCall(PetscInfo(NULL, "restart from t = %g s: %s ranks, %s\n", (double)s->t, same_ranks ? "the same" : "another number of (or another partition over the)", s->pc_ready ? "the checkpoint's factorisation" : "a fresh factorisation"));
   PetscCall(PetscFree(sc));
   PetscFunctionReturn(0);
 }

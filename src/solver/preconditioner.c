@@ -36,19 +36,19 @@ static PetscErrorCode RigidModes(TdSolver s, Vec modes[6])
     PetscCall(VecZeroEntries(modes[k]));
     PetscCall(VecGetArray(modes[k], &v[k]));
   }
-  for (PetscInt i = lo; i < PetscMin(hi, m->nfree); i++) {
-    const PetscInt   c = full_of_free[i], node = c / TD_NODE_DOF, slot = c % TD_NODE_DOF;
+  for (PetscInt k = 0; k < hi - lo && s->owned[k] < m->nfree; k++) { /* owned: ascending */
+    const PetscInt   c = full_of_free[s->owned[k]], node = c / TD_NODE_DOF, slot = c % TD_NODE_DOF;
     const PetscInt   comp = slot % 3;            /* x, y or z component */
     const PetscReal *x    = &m->q_ref[TD_NODE_DOF * node + 3 * (slot / 3)]; /* r or a slope */
     /* translations: positions only */
-    if (slot < 3) v[comp][i - lo] = 1;
+    if (slot < 3) v[comp][k] = 1;
     /* rotation about axis a: (e_a x x)_comp */
     for (PetscInt a = 0; a < 3; a++) {
       const PetscInt  b = (a + 1) % 3, d = (a + 2) % 3; /* e_a x e_b = e_d, e_a x e_d = -e_b */
       PetscReal       w = 0;
       if (comp == d) w = x[b];
       else if (comp == b) w = -x[d];
-      v[3 + a][i - lo] = w;
+      v[3 + a][k] = w;
     }
   }
   for (PetscInt k = 0; k < 6; k++) PetscCall(VecRestoreArray(modes[k], &v[k]));
@@ -92,10 +92,13 @@ PetscErrorCode TdSolverSetUpPreconditioner(TdSolver s, PC pc)
       PetscInt       lo, hi;
       PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
       for (PetscInt b = 0; b < 3; b++) {
-        IS             is;
-        const PetscInt a = PetscMax(lo, bounds[b]), e = PetscMin(hi, bounds[b + 1]);
+        IS       is;
+        PetscInt a = 0, e;
         if (bounds[b + 1] == bounds[b]) continue; /* no such unknowns in this model */
-        PetscCall(ISCreateStride(s->comm, PetscMax(e - a, 0), a, 1, &is));
+        /* this rank's entries of the block: contiguous, as owned is ascending */
+        while (a < hi - lo && s->owned[a] < bounds[b]) a++;
+        for (e = a; e < hi - lo && s->owned[e] < bounds[b + 1]; e++) {}
+        PetscCall(ISCreateStride(s->comm, e - a, lo + a, 1, &is));
         if (b == 0 && nns) {
           /* the bodies block's own near-null space: the modes restricted to its rows */
           Vec          sub[6], full[6];

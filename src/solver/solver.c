@@ -89,7 +89,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
   PetscCall(PetscFree(s->coo_v));
   s->nfilm_coo = 0;
   {
-    PetscInt   nloc = s->elem_end - s->elem_start, nc = 0;
+    PetscInt   nloc = s->nelem_local, nc = 0;
     PetscInt  *ci, *cj, k = 0;
     PetscBool  seqaij;
     PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
@@ -110,9 +110,9 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
     s->film_jac_any = s->nfilm_coo > 0 || s->nncp > 0 ? PETSC_TRUE : PETSC_FALSE;
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &s->film_jac_any, 1, MPIU_BOOL, MPI_LOR, s->comm));
     PetscCall(PetscMalloc2(s->ncoo, &ci, s->ncoo, &cj));
-    for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
+    for (PetscInt le = 0; le < nloc; le++) {
       PetscInt coord[NDOF], f[NDOF];
-      TdModelElementCoordinates(model, e, coord);
+      TdModelElementCoordinates(model, s->elem_local[le], coord);
       for (PetscInt i = 0; i < NDOF; i++) f[i] = model->free_index[coord[i]];
       for (PetscInt i = 0; i < NDOF; i++)
         for (PetscInt j = 0; j < NDOF; j++, k++) {
@@ -193,6 +193,11 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       TdJointsClearancePattern(model, &ci[k], &cj[k]);
       FreePattern(model, TdJointsClearanceEntries(model), &ci[k], &cj[k]);
       k += (PetscInt)TdJointsClearanceEntries(model);
+    }
+    /* the pattern, built in the natural numbering, in U's (the partition's) */
+    for (PetscCount i = 0; i < s->ncoo; i++) {
+      if (ci[i] >= 0) ci[i] = s->to_petsc[ci[i]];
+      if (cj[i] >= 0) cj[i] = s->to_petsc[cj[i]];
     }
     if (!s->J) {
       /* created once; a changed film-body coupling re-preallocates the same matrix */
@@ -307,9 +312,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   s->N     = model->row_offset + model->nrows;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  ne            = model->nelements;
-  s->elem_start = (ne * rank) / size;
-  s->elem_end   = (ne * (rank + 1)) / size;
+  ne = model->nelements;
   PetscCall(AllocFull(nfull, &s->q));
   PetscCall(AllocFull(nfull, &s->v));
   PetscCall(AllocFull(nfull, &s->a));
@@ -330,11 +333,56 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(AllocFull(s->N, &s->film_jac_u));
   s->film_load_t = PETSC_NINFINITY;
 
-  PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->U));
+  s->partition = size > 1 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(TdOptionsBool(NULL, "partition", "on several ranks, divide the elements by a graph partitioner (PT-Scotch through MatPartitioning; -partition_mat_partitioning_type chooses another) and number the unknowns rank after rank, so that each rank owns the rows of its elements and film quads; false: contiguous slices of the elements and of the natural numbering", s->partition, &s->partition, NULL));
+  PetscCall(PetscMalloc2(PetscMax(ne, 1), &s->element_rank, PetscMax(s->N, 1), &s->to_petsc));
+  if (s->partition && size > 1) {
+    PetscInt *unknown_rank, *first;
+    PetscCall(PetscMalloc2(PetscMax(s->N, 1), &unknown_rank, size + 1, &first));
+    PetscCall(TdModelPartition(model, s->element_rank, unknown_rank));
+    /* rank after rank, each rank's unknowns in their natural order */
+    PetscCall(PetscArrayzero(first, size + 1));
+    for (PetscInt i = 0; i < s->N; i++) first[unknown_rank[i] + 1]++;
+    s->nowned = first[rank + 1];
+    for (PetscMPIInt r = 0; r < size; r++) first[r + 1] += first[r];
+    PetscCall(PetscMalloc1(PetscMax(s->nowned, 1), &s->owned));
+    for (PetscInt i = 0, k = 0; i < s->N; i++) {
+      s->to_petsc[i] = first[unknown_rank[i]]++;
+      if (unknown_rank[i] == rank) s->owned[k++] = i;
+    }
+    PetscCall(PetscFree2(unknown_rank, first));
+  } else {
+    PetscInt lo = 0;
+    s->nowned = PETSC_DECIDE;
+    PetscCall(PetscSplitOwnership(s->comm, &s->nowned, &s->N));
+    PetscCallMPI(MPI_Exscan(&s->nowned, &lo, 1, MPIU_INT, MPI_SUM, s->comm));
+    if (rank == 0) lo = 0;
+    PetscCall(PetscMalloc1(PetscMax(s->nowned, 1), &s->owned));
+    for (PetscInt k = 0; k < s->nowned; k++) s->owned[k] = lo + k;
+    for (PetscInt i = 0; i < s->N; i++) s->to_petsc[i] = i;
+    for (PetscInt e = 0; e < ne; e++) /* contiguous slices */
+      for (PetscMPIInt r = 0; r < size; r++)
+        if (e < (PetscInt)(((PetscInt64)ne * (r + 1)) / size)) {
+          s->element_rank[e] = r;
+          break;
+        }
+  }
+  for (PetscInt e = 0; e < ne; e++) s->nelem_local += s->element_rank[e] == rank;
+  PetscCall(PetscMalloc1(PetscMax(s->nelem_local, 1), &s->elem_local));
+  for (PetscInt e = 0, k = 0; e < ne; e++)
+    if (s->element_rank[e] == rank) s->elem_local[k++] = e;
+  PetscCall(VecCreateMPI(s->comm, s->nowned, s->N, &s->U));
   PetscCall(VecDuplicate(s->U, &s->R));
   PetscCall(VecDuplicate(s->U, &s->U0));
   PetscCall(VecDuplicate(s->U, &s->Uguess));
-  PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
+  if (s->partition && size > 1) {
+    /* the whole vector on every rank, in the natural numbering: entry i from U's to_petsc[i] */
+    IS from;
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, s->N, &s->Useq));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, s->N, s->to_petsc, PETSC_USE_POINTER, &from));
+    PetscCall(VecScatterCreate(s->U, from, s->Useq, NULL, &s->toall));
+    PetscCall(ISDestroy(&from));
+  } else PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
   PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, build the Jacobian's pattern and sum its COO values by tribodyn's own map, and multiply by it (every Krylov iteration) with the OpenMP threads; false: PETSc's COO assembly and product", PETSC_TRUE, &s->threaded_jacobian, NULL));
 
@@ -376,7 +424,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
         s->jfo_p[i]      = f->unknown[nd];
         s->jfo_shift[i]  = f->p_cav / f->p_ref;
         s->jfo_active[i] = PETSC_FALSE;
-        if (kt >= lo && kt < hi) PetscCall(VecSetValue(s->U, kt, f->theta0, INSERT_VALUES));
+        if (s->to_petsc[kt] >= lo && s->to_petsc[kt] < hi) PetscCall(VecSetValue(s->U, s->to_petsc[kt], f->theta0, INSERT_VALUES));
         i++;
       }
     }
@@ -528,7 +576,7 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
       PetscCall(VecSet(up, PETSC_INFINITY));
       PetscCall(VecGetOwnershipRange(lo, &rlo, &rhi));
       PetscCall(VecGetArray(lo, &l));
-      for (PetscInt k = rlo; k < rhi; k++) l[k - rlo] = s->ncp_shift[k];
+      for (PetscInt k = 0; k < rhi - rlo; k++) l[k] = s->ncp_shift[s->owned[k]];
       PetscCall(VecRestoreArray(lo, &l));
       PetscCall(SNESVISetVariableBounds(s->snes, lo, up));
       PetscCall(VecDestroy(&lo));
@@ -627,6 +675,9 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree2(s->film_u_start, s->film_u_rate));
   PetscCall(PetscFree(s->film_coo_rows));
   PetscCall(PetscFree(s->ncp_rows));
+  PetscCall(PetscFree2(s->element_rank, s->to_petsc));
+  PetscCall(PetscFree(s->owned));
+  PetscCall(PetscFree(s->elem_local));
   PetscCall(PetscFree(s));
   *solver = NULL;
   PetscFunctionReturn(0);
@@ -853,7 +904,8 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
        a dynamic split changed the rounding from call to call: 2e-6 in the slider-guide qp
        block).  A busy neighbour is the thread governor's concern (thread_governor.h). */
 #pragma omp for schedule(static)
-    for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
+    for (PetscInt le = 0; le < s->nelem_local; le++) {
+      const PetscInt          e    = s->elem_local[le];
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
       PetscReal               eq[NDOF], ev[NDOF], ea[NDOF], Q[NDOF];
@@ -949,7 +1001,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         /* a solve's first residual: the film's Jacobian entries of this iterate as well, for the
            Jacobian pass that follows (it then skips the films) */
         PetscReal  cM = 0, ce = 0, cv = 0;
-        PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
+        PetscCount k = (PetscCount)s->nelem_local * NDOF * NDOF;
         const PetscBool miss = m->coupling_miss;
         ModeCoefficients(s, &cM, &ce, &cv);
         PetscCall(TdSolverFilmsAssemble(s, t1, s->q1, s->v1, u, ce, cv, rf, r, &s->coo_v[k], s->film_load, s->film_friction, &ok));
@@ -1119,10 +1171,11 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     /* dynamic: see the residual; each element writes its own block, so the result does not
        depend on the split */
 #pragma omp for schedule(dynamic, 2)
-    for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
+    for (PetscInt le = 0; le < s->nelem_local; le++) {
+      const PetscInt          e    = s->elem_local[le];
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
-      PetscReal              *K    = &s->coo_v[(size_t)(e - s->elem_start) * NDOF * NDOF];
+      PetscReal              *K    = &s->coo_v[(size_t)le * NDOF * NDOF];
       PetscReal               eq[NDOF], ev[NDOF];
       if (ce != 0 || cv != 0) {
         TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
@@ -1150,7 +1203,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   {
     /* films: this rank's entries; rank 0 then the cavitating rows' diagonals and the constraint
        blocks */
-    PetscCount k = (PetscCount)(s->elem_end - s->elem_start) * NDOF * NDOF;
+    PetscCount k = (PetscCount)s->nelem_local * NDOF * NDOF;
     PetscBool  ok = PETSC_TRUE;
     if (s->film_jac_any) {
       PetscBool same = PETSC_FALSE;
@@ -1433,15 +1486,19 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
     PetscInt           lda;
     PetscCall(MatDenseGetArrayRead(Jd, &a));
     PetscCall(MatDenseGetArrayRead(Jfd, &b));
+    PetscInt          *natural; /* of each column of U's numbering */
     PetscCall(MatDenseGetLDA(Jd, &lda));
+    PetscCall(PetscMalloc1(N, &natural));
+    for (PetscInt i = 0; i < N; i++) natural[s->to_petsc[i]] = i;
     for (PetscInt j = 0; j < N; j++)
       for (PetscInt i = lo; i < hi; i++) {
         PetscInt bi = 0, bj = 0;
-        while (i >= bounds[bi + 1]) bi++;
-        while (j >= bounds[bj + 1]) bj++;
+        while (s->owned[i - lo] >= bounds[bi + 1]) bi++;
+        while (natural[j] >= bounds[bj + 1]) bj++;
         sums[2 * (3 * bi + bj)] += PetscSqr(PetscRealPart(a[(size_t)j * lda + (i - lo)] - b[(size_t)j * lda + (i - lo)]));
         sums[2 * (3 * bi + bj) + 1] += PetscSqr(PetscRealPart(a[(size_t)j * lda + (i - lo)]));
       }
+    PetscCall(PetscFree(natural));
     PetscCall(MatDenseRestoreArrayRead(Jd, &a));
     PetscCall(MatDenseRestoreArrayRead(Jfd, &b));
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 18, MPIU_REAL, MPIU_SUM, s->comm));
@@ -1486,10 +1543,10 @@ static PetscErrorCode BlockNorms(TdSolver s, Vec F, PetscReal nrm[3])
   nrm[0] = nrm[1] = nrm[2] = 0;
   PetscCall(VecGetOwnershipRange(F, &lo, &hi));
   PetscCall(VecGetArrayRead(F, &f));
-  for (PetscInt i = lo; i < hi; i++) {
+  for (PetscInt k = 0; k < hi - lo; k++) {
     PetscInt b = 0;
-    while (i >= bounds[b + 1]) b++;
-    nrm[b] += PetscSqr(PetscRealPart(f[i - lo]));
+    while (s->owned[k] >= bounds[b + 1]) b++;
+    nrm[b] += PetscSqr(PetscRealPart(f[k]));
   }
   PetscCall(VecRestoreArrayRead(F, &f));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, nrm, 3, MPIU_REAL, MPIU_SUM, s->comm));
@@ -1577,11 +1634,11 @@ static PetscErrorCode SetUnknowns(TdSolver s, const PetscReal x[], const PetscRe
   PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
   PetscCall(VecGetArray(s->U, &u));
   for (PetscInt i = 0; i < m->nfull; i++) {
-    PetscInt f = m->free_index[i];
+    const PetscInt f = m->free_index[i] >= 0 ? s->to_petsc[m->free_index[i]] : -1;
     if (f >= lo && f < hi) u[f - lo] = x[i];
   }
   for (PetscInt c = 0; c < m->nrows; c++) {
-    PetscInt f = m->row_offset + c;
+    const PetscInt f = s->to_petsc[m->row_offset + c];
     if (f >= lo && f < hi) u[f - lo] = lambda[c] / s->row_scale;
   }
   PetscCall(VecRestoreArray(s->U, &u));
@@ -1668,7 +1725,10 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
     PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
     if (s->njfo) PetscCall(PetscMalloc1(s->njfo, &theta0));
     PetscCall(VecGetArray(s->U, &u));
-    for (PetscInt i = 0; i < s->njfo; i++) theta0[i] = s->jfo_theta[i] >= lo && s->jfo_theta[i] < hi ? u[s->jfo_theta[i] - lo] : 0;
+    for (PetscInt i = 0; i < s->njfo; i++) {
+      const PetscInt kt = s->to_petsc[s->jfo_theta[i]];
+      theta0[i]         = kt >= lo && kt < hi ? u[kt - lo] : 0;
+    }
     PetscCall(VecRestoreArray(s->U, &u));
     PetscCall(Solve(s, &ok));
     PetscCall(VecGetArray(s->U, &u));
@@ -1676,7 +1736,8 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
       if (left == 0) /* the next JFO film's rows */
         for (fi++; fi < m->nfilms; fi++)
           if (m->films[fi].cavitation == TD_CAVITATION_JFO && (left = m->films[fi].nunknowns / 2) > 0) break;
-      if (m->films[fi].theta0_set && s->jfo_theta[i] >= lo && s->jfo_theta[i] < hi) u[s->jfo_theta[i] - lo] = theta0[i];
+      const PetscInt kt = s->to_petsc[s->jfo_theta[i]];
+      if (m->films[fi].theta0_set && kt >= lo && kt < hi) u[kt - lo] = theta0[i];
     }
     PetscCall(VecRestoreArray(s->U, &u));
     PetscCall(PetscFree(theta0));
@@ -1699,14 +1760,17 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
 */
 PetscErrorCode TdSolverFilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset)
 {
-  PetscInt rlo, rhi, lo, hi;
+  PetscInt rlo, rhi, a = 0, b;
   PetscFunctionBegin;
+  /* owned is ascending and the film range lies between the bodies' and the rows': this rank's
+     film unknowns are the entries [a, b) of its part of U */
   PetscCall(VecGetOwnershipRange(s->U, &rlo, &rhi));
-  lo = PetscMax(rlo, s->model->nfree);
-  hi = PetscMax(lo, PetscMin(rhi, s->model->row_offset));
-  if (first) *first = lo;
-  *n = hi - lo;
-  if (offset) *offset = lo - rlo;
+  while (a < rhi - rlo && s->owned[a] < s->model->nfree) a++;
+  b = a;
+  while (b < rhi - rlo && s->owned[b] < s->model->row_offset) b++;
+  if (first) *first = rlo + a;
+  *n = b - a;
+  if (offset) *offset = a;
   PetscFunctionReturn(0);
 }
 
@@ -1715,7 +1779,7 @@ static PetscErrorCode PredictPressures(TdSolver s, PetscReal dt)
   PetscInt     first = 0, n = 0, off = 0;
   PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(TdSolverFilmSlice(s, &first, &n, &off));
+  PetscCall(TdSolverFilmSlice(s, &first, &n, &off)); /* first: in U's numbering */
   if (!n || !s->film_u_start) PetscFunctionReturn(0);
   PetscCall(VecGetArray(s->U, &u));
   for (PetscInt k = 0; k < n; k++) {
@@ -1723,13 +1787,13 @@ static PetscErrorCode PredictPressures(TdSolver s, PetscReal dt)
     s->film_u_start[k] = *uk;
     if (s->extrapolate_pressure && s->have_pressure_rate) {
       *uk += dt * s->film_u_rate[k];
-      if (s->ncp_shift && PetscRealPart(*uk) < s->ncp_shift[first + k]) *uk = s->ncp_shift[first + k];
+      if (s->ncp_shift && PetscRealPart(*uk) < s->ncp_shift[s->owned[off + k]]) *uk = s->ncp_shift[s->owned[off + k]];
     }
   }
   if (s->extrapolate_pressure && s->have_pressure_rate)
     for (PetscInt i = 0; i < s->njfo; i++) {
       /* a film fraction stays a fraction */
-      const PetscInt kt = s->jfo_theta[i];
+      const PetscInt kt = s->to_petsc[s->jfo_theta[i]];
       if (kt >= first && kt < first + n) u[off + kt - first] = PetscMax(0, PetscMin(1, PetscRealPart(u[off + kt - first])));
     }
   PetscCall(VecRestoreArray(s->U, &u));
@@ -1901,7 +1965,8 @@ PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal *kinetic, PetscReal *strain)
   {
     Ancf3843Work *work = &s->work[omp_get_thread_num()];
 #pragma omp for schedule(static)
-    for (PetscInt e = s->elem_start; e < s->elem_end; e++) {
+    for (PetscInt le = 0; le < s->nelem_local; le++) {
+      const PetscInt          e    = s->elem_local[le];
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
       PetscReal               eq[NDOF], ev[NDOF], w;
