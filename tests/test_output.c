@@ -4,6 +4,7 @@
 
     test_output [PREFIX]          PREFIX.h5 (+ .xdmf), closed "complete", and PREFIX_failed.h5,
                                   closed "failed: ...", plus error checks (any number of ranks).
+                                  PREFIX_checkpoint.h5: checkpoints (WriteCheckpoints).
     test_output --killed PREFIX   PREFIX_killed.h5: three records, a flush after the second, then
                                   the process ends without closing (as a killed run would).
 
@@ -21,6 +22,7 @@
     /late (added after record 1) = 10 r from record 2 on, NaN before.
 */
 #include <tribodyn/output.h>
+#include <hdf5.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -207,6 +209,85 @@ static PetscErrorCode WriteKilled(MPI_Comm comm, const char prefix[])
   PetscFunctionReturn(0);
 }
 
+/*
+  Checkpoints (src/io/output_checkpoint.c) in PREFIX_checkpoint.h5: three of them, each after a
+  record, the third into a slot written before and with longer arrays, then one more record.
+  Checkpoint c (t = c) holds "whole" = (c, c+1, c+2, c+3), given on rank 0 only, and the
+  distributed "parts" (rank r gives r + 1 + c values 1000 r + 10 c + i) and "keys" (rank r gives
+  r + 1 values 7 r + i + c); on several ranks each rank writes its own part through parallel
+  HDF5.  Read back: the last checkpoint's arrays are the ranks' parts in rank order, and the
+  series /x holds its 4 records 0, 1, 2, 3 (the records go on after a checkpoint).
+*/
+static PetscErrorCode WriteCheckpoints(MPI_Comm comm, const char prefix[])
+{
+  char             path[PETSC_MAX_PATH_LEN];
+  TdOutput         out;
+  TdCheckpointFile cf;
+  PetscMPIInt      rank, size;
+  PetscInt         id, n, k = 0;
+  PetscReal       *v, t;
+  PetscInt64      *iv;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscSNPrintf(path, sizeof path, "%s_checkpoint.h5", prefix));
+  PetscCall(TdOutputCreate(comm, path, &out));
+  PetscCall(TdOutputAddSeries(out, "/x", 1, &id));
+  for (PetscInt c = 0; c < 4; c++) {
+    const PetscReal x = (PetscReal)c, whole[4] = {c, c + 1, c + 2, c + 3};
+    PetscReal       parts[16];
+    PetscInt64      keys[8];
+    PetscCall(TdOutputSetSeries(out, id, &x));
+    PetscCall(TdOutputAppendRecord(out, (PetscReal)c));
+    if (c == 3) break; /* a record after the last checkpoint */
+    for (PetscInt i = 0; i < rank + 1 + c; i++) parts[i] = 1000.0 * rank + 10.0 * c + i;
+    for (PetscInt i = 0; i < rank + 1; i++) keys[i] = 7 * rank + i + c;
+    PetscCall(TdOutputCheckpointBegin(out));
+    PetscCall(TdOutputCheckpointPutReal(out, "whole", 4, rank ? NULL : whole));
+    PetscCall(TdOutputCheckpointPutRealDistributed(out, "parts", rank + 1 + c, parts));
+    PetscCall(TdOutputCheckpointPutIntDistributed(out, "keys", rank + 1, keys));
+    PetscCall(TdOutputCheckpointEnd(out, (PetscReal)c));
+  }
+  PetscCall(TdOutputClose(&out, "complete"));
+
+  PetscCall(TdCheckpointFileOpen(comm, path, &cf));
+  PetscCall(TdCheckpointFileGetTime(cf, &t));
+  PetscCheck(t == 2, comm, PETSC_ERR_PLIB, "checkpoint time %g, expected 2", (double)t);
+  PetscCall(TdCheckpointFileGetReal(cf, "whole", PETSC_TRUE, &n, &v));
+  PetscCheck(n == 4 && v[0] == 2 && v[3] == 5, comm, PETSC_ERR_PLIB, "whole: %" PetscInt_FMT " values, expected 2..5", n);
+  PetscCall(PetscFree(v));
+  PetscCall(TdCheckpointFileGetReal(cf, "parts", PETSC_TRUE, &n, &v));
+  PetscCheck(n == size * (size + 1) / 2 + 2 * size, comm, PETSC_ERR_PLIB, "parts: %" PetscInt_FMT " values, expected %d", n, size * (size + 1) / 2 + 2 * size);
+  for (PetscMPIInt r = 0; r < size; r++)
+    for (PetscInt i = 0; i < r + 3; i++, k++) PetscCheck(v[k] == 1000.0 * r + 20 + i, comm, PETSC_ERR_PLIB, "parts[%" PetscInt_FMT "] = %g, expected %g (rank %d's value %" PetscInt_FMT ")", k, (double)v[k], 1000.0 * r + 20 + i, (int)r, i);
+  PetscCall(PetscFree(v));
+  PetscCall(TdCheckpointFileGetInt(cf, "keys", PETSC_TRUE, &n, &iv));
+  k = 0;
+  PetscCheck(n == size * (size + 1) / 2, comm, PETSC_ERR_PLIB, "keys: %" PetscInt_FMT " values", n);
+  for (PetscMPIInt r = 0; r < size; r++)
+    for (PetscInt i = 0; i < r + 1; i++, k++) PetscCheck(iv[k] == 7 * r + i + 2, comm, PETSC_ERR_PLIB, "keys[%" PetscInt_FMT "] = %lld, expected %d", k, (long long)iv[k], (int)(7 * r + i + 2));
+  PetscCall(PetscFree(iv));
+  PetscCall(TdCheckpointFileClose(&cf));
+  if (rank == 0) {
+    /* the records: 4, the last one written after the last checkpoint */
+    hid_t   f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d, sp;
+    hsize_t dims[1] = {0};
+    double  x[8]    = {0};
+    PetscCheck(f >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot open %s", path);
+    d  = H5Dopen2(f, "/x", H5P_DEFAULT);
+    sp = H5Dget_space(d);
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    PetscCheck(dims[0] == 4 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "/x: %llu records, expected 4", (unsigned long long)dims[0]);
+    for (PetscInt r = 0; r < 4; r++) PetscCheck(x[r] == r, PETSC_COMM_SELF, PETSC_ERR_PLIB, "/x[%" PetscInt_FMT "] = %g, expected %" PetscInt_FMT, r, x[r], r);
+    H5Sclose(sp);
+    H5Dclose(d);
+    H5Fclose(f);
+  }
+  PetscCall(PetscPrintf(comm, "test_output: checkpoints on %d rank(s): the distributed arrays are the ranks' parts in rank order, the records go on after a checkpoint\n", (int)size));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   const char *prefix = "output_serial";
@@ -231,6 +312,7 @@ int main(int argc, char **argv)
   PetscCheck(!out, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A failed TdOutputCreate left an object");
   PetscCall(WriteComplete(PETSC_COMM_WORLD, prefix));
   PetscCall(WriteFailed(PETSC_COMM_WORLD, prefix));
+  PetscCall(WriteCheckpoints(PETSC_COMM_WORLD, prefix));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_output: wrote %s.h5 and %s_failed.h5 on %d rank(s)\n", prefix, prefix, (int)size));
   PetscCall(PetscFinalize());
   return 0;

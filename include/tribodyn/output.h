@@ -61,10 +61,15 @@ PetscErrorCode TdOutputClose(TdOutput *out, const char status[]);
 /* Checkpoints: named 1-D arrays under /checkpoint (src/io/output_checkpoint.c), written into
    the slot that does not hold the valid checkpoint; End flushes the file and then marks the new
    slot valid, with time t and the current record counts, so that a kill at any moment leaves a
-   valid checkpoint (the previous one until End has finished).  Values are read on rank 0. */
+   valid checkpoint (the previous one until End has finished).  The values of a whole array are
+   read on rank 0 (the others may pass NULL). */
 PetscErrorCode TdOutputCheckpointBegin(TdOutput out);
 PetscErrorCode TdOutputCheckpointPutReal(TdOutput out, const char name[], PetscInt n, const PetscReal values[]);
 PetscErrorCode TdOutputCheckpointPutInt(TdOutput out, const char name[], PetscInt n, const PetscInt64 values[]);
+/* An array made of the ranks' parts in rank order (n: this rank's), each written by its own
+   rank through parallel HDF5 (collective), not gathered. */
+PetscErrorCode TdOutputCheckpointPutRealDistributed(TdOutput out, const char name[], PetscInt n, const PetscReal values[]);
+PetscErrorCode TdOutputCheckpointPutIntDistributed(TdOutput out, const char name[], PetscInt n, const PetscInt64 values[]);
 PetscErrorCode TdOutputCheckpointEnd(TdOutput out, PetscReal t);
 
 /* Reading a checkpoint (read-only; every rank gets every value). */

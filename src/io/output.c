@@ -553,6 +553,46 @@ static PetscErrorCode TdFlushRoot(TdOutput out)
 /* ---------------------------------------------------------------------------------------------
    Creation and destruction
    --------------------------------------------------------------------------------------------- */
+/* Rank 0's file access: HDF5's default (sec2) driver, the file closed whole. */
+static PetscErrorCode TdFileAccessRoot(hid_t *fapl)
+{
+  PetscFunctionBegin;
+  TdH5Check(*fapl = H5Pcreate(H5P_FILE_ACCESS), "Cannot make a file access property list");
+  TdH5Check(H5Pset_fclose_degree(*fapl, H5F_CLOSE_STRONG), "Cannot set the file close degree");
+#if H5_VERSION_GE(1, 10, 7)
+  /* lock the file (another run cannot write it at the same time; a reader of a running file sets
+     HDF5_USE_FILE_LOCKING=FALSE), but still work on file systems without locking */
+  TdH5Check(H5Pset_file_locking(*fapl, 1, 1), "Cannot set file locking");
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: closes the file and the series' datasets, for the ranks to open it together through
+   MPI-IO (a checkpoint, output_checkpoint.c); TdOutputResumeRoot opens them again. */
+PetscErrorCode TdOutputSuspendRoot(TdOutput out)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < out->nseries; i++) {
+    if (out->series[i].dset >= 0) TdH5Check(H5Dclose(out->series[i].dset), "Cannot close the series %s", out->series[i].name);
+    out->series[i].dset = H5I_INVALID_HID;
+  }
+  TdH5Check(H5Fclose(out->file), "Cannot close %s before a checkpoint (disk full?)", out->path);
+  out->file = H5I_INVALID_HID;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputResumeRoot(TdOutput out)
+{
+  hid_t fapl;
+
+  PetscFunctionBegin;
+  PetscCall(TdFileAccessRoot(&fapl));
+  TdH5Check(out->file = H5Fopen(out->path, H5F_ACC_RDWR, fapl), "Cannot open %s again after a checkpoint", out->path);
+  TdH5Check(H5Pclose(fapl), "Cannot close a property list");
+  for (PetscInt i = 0; i < out->nseries; i++) TdH5Check(out->series[i].dset = H5Dopen2(out->file, out->series[i].name, H5P_DEFAULT), "Cannot open the series %s in %s again after a checkpoint", out->series[i].name, out->path);
+  PetscFunctionReturn(0);
+}
+
 /* Rank 0: creates (truncates) the file, or opens it for appending (a restart, out->append). */
 static PetscErrorCode TdCreateRoot(TdOutput out)
 {
@@ -560,13 +600,7 @@ static PetscErrorCode TdCreateRoot(TdOutput out)
 
   PetscFunctionBegin;
   TdH5Check(H5Eset_auto2(H5E_DEFAULT, NULL, NULL), "Cannot turn off HDF5's error printing");
-  TdH5Check(fapl = H5Pcreate(H5P_FILE_ACCESS), "Cannot make a file access property list");
-  TdH5Check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "Cannot set the file close degree");
-#if H5_VERSION_GE(1, 10, 7)
-  /* lock the file (another run cannot write it at the same time; a reader of a running file sets
-     HDF5_USE_FILE_LOCKING=FALSE), but still work on file systems without locking */
-  TdH5Check(H5Pset_file_locking(fapl, 1, 1), "Cannot set file locking");
-#endif
+  PetscCall(TdFileAccessRoot(&fapl));
   if (out->append) file = H5Fopen(out->path, H5F_ACC_RDWR, fapl);
   else file = H5Fcreate(out->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (file < 0) {

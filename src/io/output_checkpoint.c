@@ -12,8 +12,17 @@
   new checkpoint did not touch.  The record counts are those the checkpoint's state belongs to;
   a restart cuts every series back to them.
 
-  Rank 0 does every HDF5 call; values given on other ranks are ignored, and what is read is
-  broadcast to every rank.
+  Writing.  On one rank, rank 0 makes every HDF5 call.  On several, a checkpoint is written
+  through MPI-IO (parallel HDF5): TdOutputCheckpointBegin has rank 0 close its handles and every
+  rank open the file with the mpio driver; each array is then made by all ranks together
+  (collective metadata) and written by a collective H5Dwrite in which a whole array
+  (TdOutputCheckpointPutReal/Int: values given on other ranks than 0 are ignored) comes from rank
+  0, and a distributed one (...PutRealDistributed/IntDistributed: the ranks' parts one after the
+  other, in rank order) from every rank at its own offset, so that no rank gathers another's
+  part (at the finest slider-guide level, the kept LU's Jacobian values are 0.5 GB).
+  TdOutputCheckpointEnd commits the slot, closes the parallel file and rank 0 opens it again.
+
+  Reading: rank 0 reads, and what is read is broadcast to every rank.
 */
 #include "output_private.h"
 #include <string.h>
@@ -23,18 +32,63 @@
 /* ---------------------------------------------------------------------------------------------
    Writing (through the run's TdOutput)
    --------------------------------------------------------------------------------------------- */
+/* Every rank learns whether any failed (the parallel phase: each rank makes the calls). */
+static PetscErrorCode TdOutputShareAll(TdOutput out, PetscErrorCode ierr)
+{
+  int code = (int)ierr, any;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&code, &any, 1, MPI_INT, MPI_MAX, out->comm));
+  if (!any) PetscFunctionReturn(0);
+  PetscCall(ierr);
+  SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)any, "Another rank failed writing the checkpoint into %s; see its error message", out->path);
+}
+
+/* every rank: the file through MPI-IO (rank 0 has closed its own handles) */
+static PetscErrorCode TdOpenParallel(TdOutput out)
+{
+  hid_t fapl;
+
+  PetscFunctionBegin;
+  TdH5Check(H5Eset_auto2(H5E_DEFAULT, NULL, NULL), "Cannot turn off HDF5's error printing");
+  TdH5Check(fapl = H5Pcreate(H5P_FILE_ACCESS), "Cannot make a file access property list");
+  TdH5Check(H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL), "Cannot set the MPI-IO driver");
+  TdH5Check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "Cannot set the file close degree");
+#if H5_VERSION_GE(1, 10, 7)
+  /* the ranks open one file together: no locks among them */
+  TdH5Check(H5Pset_file_locking(fapl, 0, 1), "Cannot set file locking");
+#endif
+  TdH5Check(out->file = H5Fopen(out->path, H5F_ACC_RDWR, fapl), "Cannot open %s through MPI-IO to write a checkpoint", out->path);
+  TdH5Check(H5Pclose(fapl), "Cannot close a property list");
+  if (out->lcpl < 0) {
+    TdH5Check(out->lcpl = H5Pcreate(H5P_LINK_CREATE), "Cannot make a link creation property list");
+    TdH5Check(H5Pset_create_intermediate_group(out->lcpl, 1), "Cannot ask for intermediate groups");
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdOutputCheckpointBegin(TdOutput out)
 {
+  PetscMPIInt size;
+
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputCheckpointBegin: no output object");
   PetscCheck(!out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointBegin: a checkpoint is already being written (call TdOutputCheckpointEnd)");
+  PetscCallMPI(MPI_Comm_size(out->comm, &size));
+  if (size > 1) {
+    TdOutputRootCall(out, TdOutputSuspendRoot(out));
+    PetscCall(TdOutputShareAll(out, TdOpenParallel(out)));
+    out->checkpoint_parallel = PETSC_TRUE;
+  }
   out->checkpoint_open = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
 static int TdCheckpointWriteSlot(TdOutput out) { return out->checkpoint_slot == 0 ? 1 : 0; }
 
-static PetscErrorCode TdCheckpointPutRoot(TdOutput out, const char name[], PetscInt n, PetscBool isint, const void *values)
+/* An array of n values in all (on one rank: rank 0's whole array), of which this rank writes
+   nlocal from offset (the parallel phase; else rank 0 writes all). */
+static PetscErrorCode TdCheckpointPutRoot(TdOutput out, const char name[], PetscInt n, PetscInt offset, PetscInt nlocal, PetscBool isint, const void *values)
 {
   char      path[PETSC_MAX_PATH_LEN];
   PetscBool exists;
@@ -42,9 +96,24 @@ static PetscErrorCode TdCheckpointPutRoot(TdOutput out, const char name[], Petsc
   hsize_t   dims = (hsize_t)n;
 
   PetscFunctionBegin;
-  PetscCheck(n == 0 || values, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No values given on rank 0 for the checkpoint array %s", name);
+  PetscCheck(nlocal == 0 || values, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No values given on rank %d for the checkpoint array %s", (int)out->rank, name);
   PetscCall(PetscSNPrintf(path, sizeof(path), "/checkpoint/slot%d/%s", TdCheckpointWriteSlot(out), name));
   PetscCall(TdH5Exists(out, path, &exists));
+  if (exists && out->checkpoint_parallel) {
+    /* an array whose chunks were allocated as first written (files of earlier versions): made
+       anew, as the ranks cannot rewrite it (its old space stays unused in the file) */
+    hid_t            dcpl;
+    H5D_alloc_time_t when;
+    TdH5Check(dset = H5Dopen2(out->file, path, H5P_DEFAULT), "Cannot open the checkpoint array %s in %s", path, out->path);
+    TdH5Check(dcpl = H5Dget_create_plist(dset), "Cannot get the creation properties of %s", path);
+    TdH5Check(H5Pget_alloc_time(dcpl, &when), "Cannot get the allocation time of %s", path);
+    TdH5Check(H5Pclose(dcpl), "Cannot close a property list");
+    TdH5Check(H5Dclose(dset), "Cannot close %s", path);
+    if (when != H5D_ALLOC_TIME_EARLY) {
+      TdH5Check(H5Ldelete(out->file, path, H5P_DEFAULT), "Cannot remove the old checkpoint array %s from %s", path, out->path);
+      exists = PETSC_FALSE;
+    }
+  }
   if (exists) {
     hid_t dtype;
     htri_t same;
@@ -60,6 +129,10 @@ static PetscErrorCode TdCheckpointPutRoot(TdOutput out, const char name[], Petsc
     TdH5Check(space = H5Screate_simple(1, &dims, &maxdims), "Cannot make the dataspace of %s", path);
     TdH5Check(dcpl = H5Pcreate(H5P_DATASET_CREATE), "Cannot make a dataset creation property list");
     TdH5Check(H5Pset_chunk(dcpl, 1, &chunk), "Cannot set the chunks of %s", path);
+    /* chunks allocated when made (and when the array grows), whoever writes: parallel HDF5
+       rewrites a filtered array only so (an array made by a one-rank run, with chunks allocated
+       as they were first written, failed to be rewritten by two ranks) */
+    TdH5Check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "Cannot allocate the chunks of %s early", path);
     if (out->deflate > 0) {
       /* a fast level: a checkpoint is written often and read once */
       TdH5Check(H5Pset_shuffle(dcpl), "Cannot set the shuffle filter of %s", path);
@@ -69,24 +142,81 @@ static PetscErrorCode TdCheckpointPutRoot(TdOutput out, const char name[], Petsc
     TdH5Check(H5Pclose(dcpl), "Cannot close a property list");
     TdH5Check(H5Sclose(space), "Cannot close a dataspace");
   }
-  if (n) TdH5Check(H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), "Cannot write the checkpoint array %s in %s (disk full?)", path, out->path);
+  if (!out->checkpoint_parallel) {
+    if (n) TdH5Check(H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), "Cannot write the checkpoint array %s in %s (disk full?)", path, out->path);
+  } else if (n) {
+    /* collective (parallel HDF5 writes filtered datasets only so): each rank its hyperslab,
+       possibly empty */
+    hsize_t start = (hsize_t)offset, count = (hsize_t)nlocal, one = 1;
+    hid_t   fspace, mspace, dxpl;
+    TdH5Check(fspace = H5Dget_space(dset), "Cannot get the dataspace of %s", path);
+    TdH5Check(mspace = H5Screate_simple(1, nlocal ? &count : &one, NULL), "Cannot make a dataspace");
+    if (nlocal) TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL), "Cannot select this rank's part of %s", path);
+    else {
+      TdH5Check(H5Sselect_none(fspace), "Cannot select nothing in %s", path);
+      TdH5Check(H5Sselect_none(mspace), "Cannot select nothing");
+    }
+    TdH5Check(dxpl = H5Pcreate(H5P_DATASET_XFER), "Cannot make a transfer property list");
+    TdH5Check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "Cannot ask for collective transfers");
+    TdH5Check(H5Dwrite(dset, mtype, mspace, fspace, dxpl, values), "Cannot write the checkpoint array %s in %s (disk full?)", path, out->path);
+    TdH5Check(H5Pclose(dxpl), "Cannot close a property list");
+    TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
+    TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
+  }
   TdH5Check(H5Dclose(dset), "Cannot close %s", path);
+  PetscFunctionReturn(0);
+}
+
+/* distributed: this rank's n values, after those of the lower ranks */
+static PetscErrorCode TdCheckpointPut(TdOutput out, const char name[], PetscInt n, PetscBool distributed, PetscBool isint, const void *values)
+{
+  PetscInt total = n, offset = 0, nlocal = n;
+
+  PetscFunctionBegin;
+  PetscCheck(out && out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointPut(%s): call TdOutputCheckpointBegin first", name);
+  if (!out->checkpoint_parallel) {
+    /* one rank: its part is the whole array */
+    TdOutputRootCall(out, TdCheckpointPutRoot(out, name, n, 0, n, isint, values));
+    PetscFunctionReturn(0);
+  }
+  if (distributed) {
+    PetscCallMPI(MPI_Exscan(&n, &offset, 1, MPIU_INT, MPI_SUM, out->comm));
+    if (out->rank == 0) offset = 0;
+    PetscCallMPI(MPI_Allreduce(&n, &total, 1, MPIU_INT, MPI_SUM, out->comm));
+  } else {
+    /* rank 0's array: the others write nothing */
+    PetscCallMPI(MPI_Bcast(&total, 1, MPIU_INT, 0, out->comm));
+    nlocal = out->rank == 0 ? total : 0;
+  }
+  PetscCall(TdOutputShareAll(out, TdCheckpointPutRoot(out, name, total, offset, nlocal, isint, values)));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TdOutputCheckpointPutReal(TdOutput out, const char name[], PetscInt n, const PetscReal values[])
 {
   PetscFunctionBegin;
-  PetscCheck(out && out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointPutReal(%s): call TdOutputCheckpointBegin first", name);
-  TdOutputRootCall(out, TdCheckpointPutRoot(out, name, n, PETSC_FALSE, values));
+  PetscCall(TdCheckpointPut(out, name, n, PETSC_FALSE, PETSC_FALSE, values));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TdOutputCheckpointPutInt(TdOutput out, const char name[], PetscInt n, const PetscInt64 values[])
 {
   PetscFunctionBegin;
-  PetscCheck(out && out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointPutInt(%s): call TdOutputCheckpointBegin first", name);
-  TdOutputRootCall(out, TdCheckpointPutRoot(out, name, n, PETSC_TRUE, values));
+  PetscCall(TdCheckpointPut(out, name, n, PETSC_FALSE, PETSC_TRUE, values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputCheckpointPutRealDistributed(TdOutput out, const char name[], PetscInt n, const PetscReal values[])
+{
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointPut(out, name, n, PETSC_TRUE, PETSC_FALSE, values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputCheckpointPutIntDistributed(TdOutput out, const char name[], PetscInt n, const PetscInt64 values[])
+{
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointPut(out, name, n, PETSC_TRUE, PETSC_TRUE, values));
   PetscFunctionReturn(0);
 }
 
@@ -119,7 +249,17 @@ static PetscErrorCode TdCheckpointCommitRoot(TdOutput out, PetscReal t)
   valid[1] = t;
   valid[2] = (double)out->nrec[TD_RECORDS];
   valid[3] = (double)out->nrec[TD_FIELD_RECORDS];
-  TdH5Check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, valid), "Cannot write %s in %s (disk full?)", TD_CHECKPOINT_VALID, out->path);
+  if (out->checkpoint_parallel && out->rank != 0) {
+    /* the parallel phase: rank 0 writes, the others take part in the call */
+    hid_t fspace, mspace;
+    TdH5Check(fspace = H5Dget_space(dset), "Cannot get the dataspace of %s", TD_CHECKPOINT_VALID);
+    TdH5Check(mspace = H5Scopy(fspace), "Cannot copy a dataspace");
+    TdH5Check(H5Sselect_none(fspace), "Cannot select nothing");
+    TdH5Check(H5Sselect_none(mspace), "Cannot select nothing");
+    TdH5Check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, valid), "Cannot write %s in %s (disk full?)", TD_CHECKPOINT_VALID, out->path);
+    TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
+    TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
+  } else TdH5Check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, valid), "Cannot write %s in %s (disk full?)", TD_CHECKPOINT_VALID, out->path);
   TdH5Check(H5Dclose(dset), "Cannot close %s", TD_CHECKPOINT_VALID);
   PetscCall(TdOutputFlushFileRoot(out));
   PetscFunctionReturn(0);
@@ -130,7 +270,19 @@ PetscErrorCode TdOutputCheckpointEnd(TdOutput out, PetscReal t)
   PetscFunctionBegin;
   PetscCheck(out && out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointEnd: call TdOutputCheckpointBegin first");
   out->checkpoint_open = PETSC_FALSE;
-  TdOutputRootCall(out, TdCheckpointCommitRoot(out, t));
+  if (out->checkpoint_parallel) {
+    PetscErrorCode ierr = TdCheckpointCommitRoot(out, t);
+    herr_t         e    = H5Fclose(out->file); /* every rank: the parallel file is done */
+    out->file           = H5I_INVALID_HID;
+    out->checkpoint_parallel = PETSC_FALSE;
+    if (!ierr && e < 0) ierr = PETSC_ERR_LIB;
+    PetscCall(TdOutputShareAll(out, ierr));
+    if (out->rank != 0) {
+      TdH5Check(H5Pclose(out->lcpl), "Cannot close a property list");
+      out->lcpl = H5I_INVALID_HID;
+    }
+    TdOutputRootCall(out, TdOutputResumeRoot(out));
+  } else TdOutputRootCall(out, TdCheckpointCommitRoot(out, t));
   out->checkpoint_slot = TdCheckpointWriteSlot(out);
   out->checkpoint_t    = t;
   PetscFunctionReturn(0);

@@ -72,6 +72,9 @@ struct _p_TdOutput {
   int         checkpoint_slot;      /* -1: none yet */
   PetscBool   checkpoint_open;      /* between TdOutputCheckpointBegin and End */
   PetscReal   checkpoint_t;         /* the time of the valid checkpoint */
+  PetscBool   checkpoint_parallel;  /* the checkpoint being written goes through MPI-IO: every
+                                       rank has the file open (file, lcpl), rank 0's series'
+                                       datasets are closed */
 };
 
 /* HDF5 error reporting: automatic printing is off; a failed call becomes a PETSc error whose
@@ -103,6 +106,10 @@ PetscErrorCode TdOutputShare(TdOutput out, PetscErrorCode ierr);
 /* Absolute dataset path (all ranks); does the object at path exist (rank 0; a missing group is "no")? */
 PetscErrorCode TdAbsolutePath(const char name[], char buf[], size_t len);
 PetscErrorCode TdH5Exists(TdOutput out, const char path[], PetscBool *exists);
+/* Rank 0: closes the file and the series' datasets (the ranks then open it together for a
+   checkpoint), and opens them again. */
+PetscErrorCode TdOutputSuspendRoot(TdOutput out);
+PetscErrorCode TdOutputResumeRoot(TdOutput out);
 /* Rank 0: flushes the HDF5 file (records and checkpoint data on disk). */
 PetscErrorCode TdOutputFlushFileRoot(TdOutput out);
 /* Rank 0, a file opened for appending: the valid checkpoint's slot, time and record counts

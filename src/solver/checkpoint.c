@@ -145,28 +145,25 @@ static void NodeRange(PetscInt nn, PetscMPIInt rank, PetscMPIInt size, PetscInt 
 
 /* Rank 0 gets every rank's n values (MPI type t, elem bytes each) one after the other, and the
    counts; *all is freed with PetscFree. */
-static PetscErrorCode GatherToRoot(MPI_Comm comm, PetscInt n, const void *v, MPI_Datatype t, size_t elem, PetscInt *ntotal, void *all, PetscInt64 **counts)
+/* A per-rank array (keys, or else reals: isint) as one checkpoint array of the ranks' parts in
+   rank order, each written by its rank, and <name>_counts (pc_coo_values: pc_coo_counts), the
+   parts' lengths, which a restart on as many ranks hands back out. */
+static PetscErrorCode PutPerRank(TdSolver s, TdOutput out, const char name[], PetscInt n, PetscBool isint, const PetscInt64 keys[], const PetscReal vals[])
 {
-  PetscMPIInt rank, size, *cnt = NULL, *displ = NULL, mine = (PetscMPIInt)n;
-  void      **out = (void **)all;
+  PetscMPIInt rank, size, mine = (PetscMPIInt)n, *cnt = NULL;
+  PetscInt64 *counts = NULL;
+  char        cname[64];
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  *ntotal = 0;
-  *out    = NULL;
-  *counts = NULL;
-  if (rank == 0) PetscCall(PetscMalloc2(size, &cnt, size + 1, &displ));
-  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm));
-  if (rank == 0) {
-    displ[0] = 0;
-    for (PetscMPIInt r = 0; r < size; r++) displ[r + 1] = displ[r] + cnt[r];
-    *ntotal = displ[size];
-    PetscCall(PetscMalloc(elem * (size_t)PetscMax(*ntotal, 1), out));
-    PetscCall(PetscMalloc1(size, counts));
-    for (PetscMPIInt r = 0; r < size; r++) (*counts)[r] = cnt[r];
-  }
-  PetscCallMPI(MPI_Gatherv(v, mine, t, *out, cnt, displ, t, 0, comm));
-  if (rank == 0) PetscCall(PetscFree2(cnt, displ));
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  if (isint) PetscCall(TdOutputCheckpointPutIntDistributed(out, name, n, keys));
+  else PetscCall(TdOutputCheckpointPutRealDistributed(out, name, n, vals));
+  if (rank == 0) PetscCall(PetscMalloc2(size, &cnt, size, &counts));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, s->comm));
+  for (PetscMPIInt r = 0; rank == 0 && r < size; r++) counts[r] = cnt[r];
+  PetscCall(PetscSNPrintf(cname, sizeof cname, "%s_counts", isint ? name : "pc_coo"));
+  PetscCall(TdOutputCheckpointPutInt(out, cname, rank ? 0 : size, counts));
+  if (rank == 0) PetscCall(PetscFree2(cnt, counts));
   PetscFunctionReturn(0);
 }
 
@@ -320,9 +317,6 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   }
   {
     /* per rank: the coupling pattern and the values of the factored Jacobian */
-    PetscInt    n;
-    PetscInt64 *all, *counts;
-    PetscReal  *vals;
     {
       /* the partition the per-rank data below belongs to (its COO order, U's numbering) */
       PetscInt64 *er;
@@ -331,21 +325,10 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
       PetscCall(TdOutputCheckpointPutInt(out, "element_rank", rank ? 0 : m->nelements, er));
       PetscCall(PetscFree(er));
     }
-    PetscCall(GatherToRoot(s->comm, m->ncoupling_qq, m->coupling_qq, MPIU_INT64, sizeof(PetscInt64), &n, &all, &counts));
-    PetscCall(TdOutputCheckpointPutInt(out, "coupling_qq", n, all));
-    PetscCall(TdOutputCheckpointPutInt(out, "coupling_qq_counts", rank ? 0 : size, counts));
-    PetscCall(PetscFree(all));
-    PetscCall(PetscFree(counts));
-    PetscCall(GatherToRoot(s->comm, m->ncoupling_qp, m->coupling_qp, MPIU_INT64, sizeof(PetscInt64), &n, &all, &counts));
-    PetscCall(TdOutputCheckpointPutInt(out, "coupling_qp", n, all));
-    PetscCall(TdOutputCheckpointPutInt(out, "coupling_qp_counts", rank ? 0 : size, counts));
-    PetscCall(PetscFree(all));
-    PetscCall(PetscFree(counts));
-    PetscCall(GatherToRoot(s->comm, s->pc_ready && s->npc_coo_v == s->ncoo ? (PetscInt)s->ncoo : 0, s->pc_coo_v, MPIU_REAL, sizeof(PetscReal), &n, &vals, &counts));
-    PetscCall(TdOutputCheckpointPutReal(out, "pc_coo_values", n, vals));
-    PetscCall(TdOutputCheckpointPutInt(out, "pc_coo_counts", rank ? 0 : size, counts));
-    PetscCall(PetscFree(vals));
-    PetscCall(PetscFree(counts));
+    /* each rank writes its own part (parallel HDF5), rank 0 the parts' lengths */
+    PetscCall(PutPerRank(s, out, "coupling_qq", m->ncoupling_qq, PETSC_TRUE, m->coupling_qq, NULL));
+    PetscCall(PutPerRank(s, out, "coupling_qp", m->ncoupling_qp, PETSC_TRUE, m->coupling_qp, NULL));
+    PetscCall(PutPerRank(s, out, "pc_coo_values", s->pc_ready && s->npc_coo_v == s->ncoo ? (PetscInt)s->ncoo : 0, PETSC_FALSE, NULL, s->pc_coo_v));
   }
   if (s->njfo) {
     /* the JFO rows' branches at the factorisation: a branch that changes calls for a new one */
