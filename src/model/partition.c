@@ -105,34 +105,38 @@ PetscErrorCode TdModelPartition(TdModel m, PetscInt element_rank[], PetscInt unk
   for (PetscInt i = 0; i < N; i++) unknown_rank[i] = 0;
   if (size == 1) PetscFunctionReturn(0);
   if (ne > 0) {
-    /* the elements: each rank passes its slice of the dual graph's rows to the partitioner,
-       then every rank takes the whole answer (the model is whole on every rank) */
-    const PetscInt  lo = (PetscInt)(((PetscInt64)ne * rank) / size), hi = (PetscInt)(((PetscInt64)ne * (rank + 1)) / size);
-    PetscInt       *ia = NULL, *ja = NULL;
-    Mat             adj;
-    MatPartitioning part;
-    IS              is, all;
-    const PetscInt *r;
-    PetscCall(ElementDualGraph(m, lo, hi, &ia, &ja));
-    PetscCall(MatCreateMPIAdj(m->comm, hi - lo, ne, ia, ja, NULL, &adj));
-    PetscCall(MatPartitioningCreate(m->comm, &part));
-    PetscCall(MatPartitioningSetAdjacency(part, adj));
+    /* the elements: rank 0 partitions the whole dual graph on its own and tells the others.
+       The model is whole on every rank, the graph is small (one vertex per element), and a
+       partitioner running on several ranks may answer differently from run to run (its
+       messages arrive in another order), which would change the order of the Jacobian's
+       entries between a run and its restart */
+    if (rank == 0) {
+      PetscInt       *ia = NULL, *ja = NULL;
+      Mat             adj;
+      MatPartitioning part;
+      IS              is;
+      const PetscInt *r;
+      PetscCall(ElementDualGraph(m, 0, ne, &ia, &ja));
+      PetscCall(MatCreateMPIAdj(PETSC_COMM_SELF, ne, ne, ia, ja, NULL, &adj));
+      PetscCall(MatPartitioningCreate(PETSC_COMM_SELF, &part));
+      PetscCall(MatPartitioningSetAdjacency(part, adj));
+      PetscCall(MatPartitioningSetNParts(part, size));
 #if defined(PETSC_HAVE_PTSCOTCH)
-    PetscCall(MatPartitioningSetType(part, MATPARTITIONINGPTSCOTCH));
+      PetscCall(MatPartitioningSetType(part, MATPARTITIONINGPTSCOTCH));
 #elif defined(PETSC_HAVE_PARMETIS)
-    PetscCall(MatPartitioningSetType(part, MATPARTITIONINGPARMETIS));
+      PetscCall(MatPartitioningSetType(part, MATPARTITIONINGPARMETIS));
 #endif
-    PetscCall(PetscObjectSetOptionsPrefix((PetscObject)part, "partition_"));
-    PetscCall(MatPartitioningSetFromOptions(part));
-    PetscCall(MatPartitioningApply(part, &is));
-    PetscCall(ISAllGather(is, &all));
-    PetscCall(ISGetIndices(all, &r));
-    for (PetscInt e = 0; e < ne; e++) element_rank[e] = r[e];
-    PetscCall(ISRestoreIndices(all, &r));
-    PetscCall(ISDestroy(&all));
-    PetscCall(ISDestroy(&is));
-    PetscCall(MatPartitioningDestroy(&part));
-    PetscCall(MatDestroy(&adj));
+      PetscCall(PetscObjectSetOptionsPrefix((PetscObject)part, "partition_"));
+      PetscCall(MatPartitioningSetFromOptions(part));
+      PetscCall(MatPartitioningApply(part, &is));
+      PetscCall(ISGetIndices(is, &r));
+      for (PetscInt e = 0; e < ne; e++) element_rank[e] = r[e];
+      PetscCall(ISRestoreIndices(is, &r));
+      PetscCall(ISDestroy(&is));
+      PetscCall(MatPartitioningDestroy(&part));
+      PetscCall(MatDestroy(&adj));
+    }
+    PetscCallMPI(MPI_Bcast(element_rank, (PetscMPIInt)ne, MPIU_INT, 0, m->comm));
   }
   /* nodes: the lowest rank among their elements (nodes of no element, a free body's: rank 0) */
   PetscCall(PetscMalloc1(PetscMax(m->nnodes, 1), &node_rank));
