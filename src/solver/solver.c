@@ -287,52 +287,17 @@ PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[])
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
+/* The partition (TdModelPartition) and the layout of U that follows from it: this rank's
+   elements, U numbered rank after rank (to_petsc, owned), U and its copies, and the scatter of
+   the whole iterate to every rank in the natural numbering (Useq). */
+static PetscErrorCode LayOutUnknowns(TdSolver s)
 {
-  TdSolver    s;
-  PetscMPIInt rank, size;
-  PetscInt    ne, nfull;
+  TdModel        model = s->model;
+  const PetscInt ne    = model->nelements;
+  PetscMPIInt    rank, size;
   PetscFunctionBegin;
-  if (!td_events_registered) {
-    PetscClassId id;
-    PetscCall(PetscClassIdRegister("tribodyn", &id));
-    PetscCall(PetscLogEventRegister("TdElementForces", id, &TD_ElementForces));
-    PetscCall(PetscLogEventRegister("TdElementTangent", id, &TD_ElementTangents));
-    PetscCall(PetscLogEventRegister("TdFilmResidual", id, &TD_FilmResidual));
-    PetscCall(PetscLogEventRegister("TdFilmJacobian", id, &TD_FilmJacobian));
-    PetscCall(PetscLogEventRegister("TdFilmPattern", id, &TD_FilmPattern));
-    PetscCall(PetscLogEventRegister("TdJacobianValues", id, &TD_JacobianValues));
-    PetscCall(PetscLogEventRegister("TdJacobianPattern", id, &TD_JacobianPattern));
-    td_events_registered = PETSC_TRUE;
-  }
-  PetscCall(PetscNew(&s));
-  s->comm  = model->comm;
-  s->model = model;
-  nfull    = model->nfull;
-  s->N     = model->row_offset + model->nrows;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  ne = model->nelements;
-  PetscCall(AllocFull(nfull, &s->q));
-  PetscCall(AllocFull(nfull, &s->v));
-  PetscCall(AllocFull(nfull, &s->a));
-  PetscCall(AllocFull(nfull, &s->qdd));
-  PetscCall(AllocFull(nfull, &s->q1));
-  PetscCall(AllocFull(nfull, &s->v1));
-  PetscCall(AllocFull(nfull, &s->a1));
-  PetscCall(AllocFull(nfull, &s->qdd1));
-  PetscCall(AllocFull(model->nrows, &s->lambda));
-  s->nthreads = omp_get_max_threads();
-  PetscCall(PetscMalloc1(s->nthreads, &s->work));
-  PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
-  PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
-  PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
-  PetscCall(AllocFull(3 * model->nfilms, &s->film_load));
-  PetscCall(AllocFull(3 * model->nfilms, &s->film_friction));
-  PetscCall(AllocFull(s->N, &s->film_load_u));
-  PetscCall(AllocFull(s->N, &s->film_jac_u));
-  s->film_load_t = PETSC_NINFINITY;
-
   s->partition = size > 1 ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(TdOptionsBool(NULL, "partition", "on several ranks, divide the elements by a graph partitioner (PT-Scotch through MatPartitioning; -partition_mat_partitioning_type chooses another) and number the unknowns rank after rank, so that each rank owns the rows of its elements and film quads; false: contiguous slices of the elements and of the natural numbering", s->partition, &s->partition, NULL));
   PetscCall(PetscMalloc2(PetscMax(ne, 1), &s->element_rank, PetscMax(s->N, 1), &s->to_petsc));
@@ -383,6 +348,55 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscCall(VecScatterCreate(s->U, from, s->Useq, NULL, &s->toall));
     PetscCall(ISDestroy(&from));
   } else PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
+{
+  TdSolver    s;
+  PetscMPIInt rank, size;
+  PetscInt    nfull;
+  PetscFunctionBegin;
+  if (!td_events_registered) {
+    PetscClassId id;
+    PetscCall(PetscClassIdRegister("tribodyn", &id));
+    PetscCall(PetscLogEventRegister("TdElementForces", id, &TD_ElementForces));
+    PetscCall(PetscLogEventRegister("TdElementTangent", id, &TD_ElementTangents));
+    PetscCall(PetscLogEventRegister("TdFilmResidual", id, &TD_FilmResidual));
+    PetscCall(PetscLogEventRegister("TdFilmJacobian", id, &TD_FilmJacobian));
+    PetscCall(PetscLogEventRegister("TdFilmPattern", id, &TD_FilmPattern));
+    PetscCall(PetscLogEventRegister("TdJacobianValues", id, &TD_JacobianValues));
+    PetscCall(PetscLogEventRegister("TdJacobianPattern", id, &TD_JacobianPattern));
+    td_events_registered = PETSC_TRUE;
+  }
+  PetscCall(PetscNew(&s));
+  s->comm  = model->comm;
+  s->model = model;
+  nfull    = model->nfull;
+  s->N     = model->row_offset + model->nrows;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCall(AllocFull(nfull, &s->q));
+  PetscCall(AllocFull(nfull, &s->v));
+  PetscCall(AllocFull(nfull, &s->a));
+  PetscCall(AllocFull(nfull, &s->qdd));
+  PetscCall(AllocFull(nfull, &s->q1));
+  PetscCall(AllocFull(nfull, &s->v1));
+  PetscCall(AllocFull(nfull, &s->a1));
+  PetscCall(AllocFull(nfull, &s->qdd1));
+  PetscCall(AllocFull(model->nrows, &s->lambda));
+  s->nthreads = omp_get_max_threads();
+  PetscCall(PetscMalloc1(s->nthreads, &s->work));
+  PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
+  PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
+  PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
+  PetscCall(AllocFull(3 * model->nfilms, &s->film_load));
+  PetscCall(AllocFull(3 * model->nfilms, &s->film_friction));
+  PetscCall(AllocFull(s->N, &s->film_load_u));
+  PetscCall(AllocFull(s->N, &s->film_jac_u));
+  s->film_load_t = PETSC_NINFINITY;
+
+  PetscCall(LayOutUnknowns(s));
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
   PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, build the Jacobian's pattern and sum its COO values by tribodyn's own map, and multiply by it (every Krylov iteration) with the OpenMP threads; false: PETSc's COO assembly and product", PETSC_TRUE, &s->threaded_jacobian, NULL));
 
