@@ -299,7 +299,7 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   s->partition = size > 1 ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(TdOptionsBool(NULL, "partition", "on several ranks, divide the elements by a graph partitioner (PT-Scotch through MatPartitioning; -partition_mat_partitioning_type chooses another) and number the unknowns rank after rank, so that each rank owns the rows of its elements and film quads; false: contiguous slices of the elements and of the natural numbering", s->partition, &s->partition, NULL));
+  PetscCall(TdOptionsBool(NULL, "partition", "on several ranks (the default there; one rank has nothing to divide), divide the elements by a graph partitioner (PT-Scotch through MatPartitioning; -partition_mat_partitioning_type chooses another) and number the unknowns rank after rank, so that each rank owns the rows of its elements and film quads; false: contiguous slices of the elements and of the natural numbering", s->partition, &s->partition, NULL));
   PetscCall(PetscMalloc2(PetscMax(ne, 1), &s->element_rank, PetscMax(s->N, 1), &s->to_petsc));
   if (s->partition && size > 1) {
     PetscInt *unknown_rank, *first;
