@@ -19,8 +19,11 @@
   (TdOutputCheckpointPutReal/Int: values given on other ranks than 0 are ignored) comes from rank
   0, and a distributed one (...PutRealDistributed/IntDistributed: the ranks' parts one after the
   other, in rank order) from every rank at its own offset, so that no rank gathers another's
-  part (at the finest slider-guide level, the kept LU's Jacobian values are 0.5 GB).
-  TdOutputCheckpointEnd commits the slot, closes the parallel file and rank 0 opens it again.
+  part (at the finest slider-guide level, the kept LU's Jacobian values are 0.5 GB).  The
+  ranks write arrays uncompressed and only ever grow them (HDF5 1.10.8 lost or refused values
+  the ranks rewrote shorter, see TdCheckpointPutRoot); a distributed array's readers take its
+  parts by its counts.  TdOutputCheckpointEnd commits the slot, closes the parallel file and
+  rank 0 opens it again.
 
   Reading: rank 0 reads, and what is read is broadcast to every rank.
 */
