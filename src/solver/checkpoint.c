@@ -143,8 +143,6 @@ static void NodeRange(PetscInt nn, PetscMPIInt rank, PetscMPIInt size, PetscInt 
   *hi = (PetscInt)(((PetscInt64)nn * (rank + 1)) / size);
 }
 
-/* Rank 0 gets every rank's n values (MPI type t, elem bytes each) one after the other, and the
-   counts; *all is freed with PetscFree. */
 /* A per-rank array (keys, or else reals: isint) as one checkpoint array of the ranks' parts in
    rank order, each written by its rank, and <name>_counts (pc_coo_values: pc_coo_counts), the
    parts' lengths, which a restart on as many ranks hands back out. */

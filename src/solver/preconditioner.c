@@ -18,6 +18,7 @@
   index set (PCFieldSplit hands them to the block's matrix), orthonormalised as PETSc requires.
 */
 #include <tribodyn/solver.h>
+#include "solver_private.h"
 
 /* The six rigid-body modes over this rank's part of U (zero outside the body coordinates). */
 static PetscErrorCode RigidModes(TdSolver s, Vec modes[6])
@@ -89,16 +90,12 @@ PetscErrorCode TdSolverSetUpPreconditioner(TdSolver s, PC pc)
          -pc_fieldsplit_type, -fieldsplit_bodies_pc_type, ... address them */
       const char    *names[3]  = {"bodies", "films", "drives"};
       const PetscInt bounds[4] = {0, s->model->nfree, s->model->row_offset, s->N};
-      PetscInt       lo, hi;
-      PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
       for (PetscInt b = 0; b < 3; b++) {
         IS       is;
-        PetscInt a = 0, e;
+        PetscInt first, n;
         if (bounds[b + 1] == bounds[b]) continue; /* no such unknowns in this model */
-        /* this rank's entries of the block: contiguous, as owned is ascending */
-        while (a < hi - lo && s->owned[a] < bounds[b]) a++;
-        for (e = a; e < hi - lo && s->owned[e] < bounds[b + 1]; e++) {}
-        PetscCall(ISCreateStride(s->comm, e - a, lo + a, 1, &is));
+        PetscCall(TdSolverOwnedSlice(s, bounds[b], bounds[b + 1], &first, &n, NULL));
+        PetscCall(ISCreateStride(s->comm, n, first, 1, &is));
         if (b == 0 && nns) {
           /* the bodies block's own near-null space: the modes restricted to its rows */
           Vec          sub[6], full[6];

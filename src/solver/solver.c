@@ -1772,19 +1772,26 @@ PetscErrorCode TdSolverInitialize(TdSolver s)
   range of the unknowns is [nfree, row_offset); TdSolverFilmSlice gives this rank's part of it
   (solver_private.h).
 */
-PetscErrorCode TdSolverFilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset)
+PetscErrorCode TdSolverOwnedSlice(TdSolver s, PetscInt begin, PetscInt end, PetscInt *first, PetscInt *n, PetscInt *offset)
 {
   PetscInt rlo, rhi, a = 0, b;
   PetscFunctionBegin;
-  /* owned is ascending and the film range lies between the bodies' and the rows': this rank's
-     film unknowns are the entries [a, b) of its part of U */
+  /* owned is ascending: this rank's unknowns of [begin, end) are the entries [a, b) of its part
+     of U */
   PetscCall(VecGetOwnershipRange(s->U, &rlo, &rhi));
-  while (a < rhi - rlo && s->owned[a] < s->model->nfree) a++;
+  while (a < rhi - rlo && s->owned[a] < begin) a++;
   b = a;
-  while (b < rhi - rlo && s->owned[b] < s->model->row_offset) b++;
+  while (b < rhi - rlo && s->owned[b] < end) b++;
   if (first) *first = rlo + a;
   *n = b - a;
   if (offset) *offset = a;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverFilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset)
+{
+  PetscFunctionBegin;
+  PetscCall(TdSolverOwnedSlice(s, s->model->nfree, s->model->row_offset, first, n, offset));
   PetscFunctionReturn(0);
 }
 

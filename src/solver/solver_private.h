@@ -12,8 +12,11 @@ PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[]);
 /* Iterations and reason of the last Krylov solve (after a restart: the checkpointed run's). */
 PetscErrorCode TdSolverLastKrylov(TdSolver s, PetscInt *lits, KSPConvergedReason *kreason);
 
-/* This rank's part of the film unknowns [nfree, row_offset) of U: its first global unknown, its
-   length and its offset in the local array (each may be NULL). */
+/* This rank's part of the natural unknowns [begin, end) (a block of U = [bodies | films |
+   multipliers]): contiguous in U's numbering, its first index there, its length and its offset
+   in the local array (first, offset may be NULL).  FilmSlice: the films' block
+   [nfree, row_offset). */
+PetscErrorCode TdSolverOwnedSlice(TdSolver s, PetscInt begin, PetscInt end, PetscInt *first, PetscInt *n, PetscInt *offset);
 PetscErrorCode TdSolverFilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset);
 /* -film_block_correction (film_correction.c).  SetUp reads the option and, when it is on, turns
    the KSP's LU into a shell (the kept LU, then a fresh film-block LU); Update factors the film
