@@ -76,6 +76,12 @@ struct _p_TdSolver {
   PetscInt     it_best;
   PetscReal    block_atol[3], block_rtol;
   PetscBool    ksp_atol_given; /* -ksp_atol given: the Krylov tolerance is not tied to the Newton test */
+  /* -krylov_block_test: a Krylov solve stops once each block of its residual is below a tenth of
+     that block's Newton tolerance (krylov_block_tol, set at Newton iteration 0) */
+  PetscBool    krylov_block_test;
+  PetscReal    krylov_block_tol[3], krylov_block_tol_norm; /* ... and their 2-norm */
+  void        *krylov_default_ctx; /* KSPConvergedDefault's context */
+  Vec          krylov_t, krylov_r;  /* work: the Krylov iterate and its residual */
   PetscBool    monitor_blocks;
   PetscInt     test_jacobian;     /* Jacobians still to check by central differences */
   PetscReal    test_jacobian_time; /* ... from the first step ending after this time */

@@ -464,6 +464,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 }
 
 static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx);
+static PetscErrorCode KrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConvergedReason *reason, void *ctx);
 
 /*
   Initial guess of each Krylov solve (KSP pre-solve hook; the KSP takes a nonzero guess).  The
@@ -643,6 +644,26 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
     if (atol_opt != atol) s->block_atol[0] = s->block_atol[2] = atol_opt; /* -snes_atol given: it rules */
     PetscCall(PetscOptionsHasName(NULL, NULL, "-ksp_atol", &s->ksp_atol_given));
   }
+  {
+    /* the Krylov test by blocks (KrylovBlockTest): for a Krylov method whose norm is the true
+       residual's (right preconditioning, the default), in the full space (a VI solver solves a
+       reduced system) and unless -ksp_atol sets the Krylov tolerance */
+    KSPNormType nt;
+    PetscBool   preonly;
+    PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
+    PetscCall(KSPGetNormType(ksp, &nt));
+    s->krylov_block_test = !preonly && !s->vi && !s->ksp_atol_given && nt == KSP_NORM_UNPRECONDITIONED ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(TdOptionsBool(NULL, "krylov_block_test", "Krylov solves of time steps stop once each residual block (bodies, films, drives) is below a tenth of its own Newton tolerance (false, and always in static solves: once the whole residual is below a tenth of the smallest); needs right preconditioning and no -ksp_atol", s->krylov_block_test, &s->krylov_block_test, NULL));
+    if (s->krylov_block_test) {
+      PetscCheck(!s->vi && !s->ksp_atol_given && nt == KSP_NORM_UNPRECONDITIONED, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_test needs a Krylov method that measures the true residual (right preconditioning: -ksp_pc_side right), the full-space Newton (not a -snes_type vi* solver) and no -ksp_atol; drop it or set -krylov_block_test false");
+      if (!s->krylov_default_ctx) {
+        PetscCall(KSPConvergedDefaultCreate(&s->krylov_default_ctx));
+        PetscCall(VecDuplicate(s->U, &s->krylov_t));
+        PetscCall(VecDuplicate(s->U, &s->krylov_r));
+      }
+      PetscCall(KSPSetConvergenceTest(ksp, KrylovBlockTest, s, NULL));
+    }
+  }
   PetscFunctionReturn(0);
 }
 
@@ -652,6 +673,9 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscFunctionBegin;
   if (!s) PetscFunctionReturn(0);
   PetscCall(SNESDestroy(&s->snes));
+  if (s->krylov_default_ctx) PetscCall(KSPConvergedDefaultDestroy(s->krylov_default_ctx));
+  PetscCall(VecDestroy(&s->krylov_t));
+  PetscCall(VecDestroy(&s->krylov_r));
   PetscCall(TdSolverFilmCorrectionDestroy(s));
   PetscCall(MatDestroy(&s->J));
   PetscCall(VecDestroy(&s->U));
@@ -1569,6 +1593,37 @@ static PetscErrorCode BlockNorms(TdSolver s, Vec F, PetscReal nrm[3])
 }
 
 /*
+  The Krylov test of -krylov_block_test: PETSc's default test (relative 1e-10, absolute a tenth
+  of the smallest block tolerance, divergence, iteration limit), and besides it convergence once
+  every block of the linear residual b - J x (bodies, films, drives) lies below a tenth of its
+  own Newton tolerance (set by ConvergenceTest at Newton iteration 0).  Why: the film block's
+  tolerance (1e-9 per node) lies orders below the bodies' (1e-9 of p_ref x area), and holding the
+  whole residual to the smaller one over-solved the body rows; each block's linear residual a
+  tenth of its tolerance is what the Newton test needs.  The residual is built (one product with
+  J) only when the preconditioned method's own norm could pass: every block below its bound
+  implies a 2-norm below the bounds' 2-norm.  Time steps only: a static solve (no mass term) of a
+  stiff, spring-held body is ill-conditioned, and there the over-solving is what makes its
+  displacements accurate beyond the Newton test (curved_bodies: 5e-6 relative with the test by
+  blocks, against 1e-6 asked); a static solve is also done once, not at every step.
+*/
+static PetscErrorCode KrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConvergedReason *reason, void *ctx)
+{
+  TdSolver  s = (TdSolver)ctx;
+  Vec       r;
+  PetscReal nrm[3];
+  PetscFunctionBegin;
+  PetscCall(KSPConvergedDefault(ksp, it, rnorm, reason, s->krylov_default_ctx));
+  if (*reason != KSP_CONVERGED_ITERATING || it == 0 || s->mode != TD_MODE_DYNAMIC || !(rnorm <= s->krylov_block_tol_norm)) PetscFunctionReturn(0);
+  PetscCall(KSPBuildResidual(ksp, s->krylov_t, s->krylov_r, &r));
+  PetscCall(BlockNorms(s, r, nrm));
+  for (PetscInt b = 0; b < 3; b++)
+    if (nrm[b] > s->krylov_block_tol[b]) PetscFunctionReturn(0);
+  PetscCall(PetscInfo(ksp, "Krylov residual blocks %g %g %g below a tenth of their Newton tolerances at iteration %" PetscInt_FMT "\n", (double)nrm[0], (double)nrm[1], (double)nrm[2], it));
+  *reason = KSP_CONVERGED_ATOL;
+  PetscFunctionReturn(0);
+}
+
+/*
   Newton convergence judged on the scaled residual blocks separately (formulation.md §6): the
   body forces [N], the film rows (dimensionless, -R/scale) and the constraint rows [N] each
   converge when ||F_b|| <= max(atol_b, rtol ||F_b,0||).  A Newton step below 1e-12 ||x|| is
@@ -1615,11 +1670,19 @@ static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, P
        tenth of its own tolerance); the quadratic error of the Newton step is usually larger.
        Below that the relative tolerance (1e-10) rules, as before.  Solving to 1e-10 of a
        predictor residual dominated by the bodies over-solved by about two orders.  Set once
-       per solve: the block tolerances are fixed at iteration 0. */
+       per solve: the block tolerances are fixed at iteration 0.  With -krylov_block_test
+       (KrylovBlockTest) each block is held to a tenth of its own tolerance instead. */
     KSP       ksp;
     PetscReal rtol, atol, dtol, thr = PETSC_MAX_REAL;
     PetscInt  maxits;
-    for (PetscInt b = 0; b < 3; b++) thr = PetscMin(thr, PetscMax(s->block_atol[b], s->block_rtol * s->block_norm0[b]));
+    s->krylov_block_tol_norm = 0;
+    for (PetscInt b = 0; b < 3; b++) {
+      const PetscReal tol_b = PetscMax(s->block_atol[b], s->block_rtol * s->block_norm0[b]);
+      thr                   = PetscMin(thr, tol_b);
+      s->krylov_block_tol[b] = 0.1 * tol_b;
+      s->krylov_block_tol_norm += PetscSqr(0.1 * tol_b);
+    }
+    s->krylov_block_tol_norm = PetscSqrtReal(s->krylov_block_tol_norm);
     PetscCall(SNESGetKSP(snes, &ksp));
     PetscCall(KSPGetTolerances(ksp, &rtol, &atol, &dtol, &maxits));
     PetscCall(KSPSetTolerances(ksp, rtol, 0.1 * thr, dtol, maxits));

@@ -1,0 +1,40 @@
+"""The Krylov test by residual blocks (-krylov_block_test, KrylovBlockTest in src/solver/solver.c)
+changes when a Krylov solve stops, not what Newton converges to: on the lubricated slider-guide
+case (0-5 ms, the film cavitating) the sensor histories with and without it agree to 1e-8
+relative and the pressure histories to 2e-8 (Newton's film tolerance), with the same Newton
+iterations.  It does what it is for: fewer Krylov iterations (each a triangular solve of the kept
+LU), because the body rows are no longer held to the film rows' much smaller tolerance.  And the
+option refuses what it cannot serve (-ksp_atol) with an error naming it."""
+import os
+import re
+import sys
+sys.path.insert(0, __file__.rsplit("/", 2)[0])
+import numpy as np
+import tdrun
+
+src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+case = os.path.join(src, "cases/slider_guide_lubricated.opts")
+checks = tdrun.Checks("Krylov test by residual blocks: same histories, fewer Krylov iterations")
+res, its = {}, {}
+for name, nproc, on in (("whole", 1, "false"), ("blocks", 1, "true"), ("blocks_np2", 2, "true")):
+    out, proc = tdrun.run(["-options_file", case, "-t_final", "5e-3", "-krylov_block_test", on], nproc=nproc, name=name)
+    m = re.search(r"(\d+) Newton iterations .* (\d+) Krylov iterations", proc.stdout)
+    its[name] = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
+    res[name] = {s: tdrun.sensor(out, s, "acceleration")[1] for s in ("slider", "guide_mid")}
+    res[name]["p"] = tdrun.dataset(out, "/films/film/pressure")
+for other in ("blocks", "blocks_np2"):
+    for key, bound in (("slider", 1e-8), ("guide_mid", 1e-8), ("p", 2e-8)):
+        a, b = res["whole"][key], res[other][key]
+        rel = np.max(np.abs(a - b)) / np.max(np.abs(a))
+        checks.true("%s: max rel. difference, %s vs whole: %.2e <= %.0e (peak %.3e)" % (key, other, rel, bound, np.max(np.abs(a))), rel <= bound)
+checks.true("Newton iterations: %d by blocks, %d by the whole residual (equal)" % (its["blocks"][0], its["whole"][0]),
+            its["blocks"][0] == its["whole"][0] > 0)
+# measured 1070 against 1131 (5 % fewer) on this case; the finest level's cavitated steps 14 %
+checks.true("Krylov iterations: %d by blocks < %d by the whole residual, at least 3 %% fewer" % (its["blocks"][1], its["whole"][1]),
+            0 < its["blocks"][1] <= 0.97 * its["whole"][1])
+checks.true("on 2 ranks by blocks: %d Krylov iterations, at least 3 %% fewer than %d" % (its["blocks_np2"][1], its["whole"][1]),
+            0 < its["blocks_np2"][1] <= 0.97 * its["whole"][1])
+_, proc = tdrun.run(["-options_file", case, "-t_final", "1e-4", "-krylov_block_test", "true", "-ksp_atol", "1e-12"], expect_ok=False, name="bad")
+checks.true("-krylov_block_test with -ksp_atol: exit %d, the message names the option" % proc.returncode,
+            proc.returncode != 0 and "-krylov_block_test" in proc.stdout + proc.stderr)
+checks.finish()
