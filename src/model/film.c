@@ -1,7 +1,8 @@
 /*
-  Lubricant films (film.h, formulation.md §2-§3): options, reference surfaces, projection of the
-  Gauss points onto the bounding faces, assembly of the average Reynolds equation (or the dry
-  contact law) and of the film forces on the bodies.
+  Lubricant films (film.h, formulation.md §2-§3): assembly of the average Reynolds equation (or
+  the dry contact law), of the film forces on the bodies and of their coupling blocks, the
+  coupling pattern, and the nodal fields of the output.  The options and reference surfaces are
+  film_create.c's; the projection of the film points onto the bounding faces film_projection.c's.
 
   Sign convention of the film rows: the unknowns are p_hat = p / p_ref and the rows are
   F_i = -R_i / scale with R_i of formulation F11 and scale = rho h_ref^3 p_ref / (12 mu).  The
@@ -10,384 +11,9 @@
   (an obstacle problem: F_i is the multiplier of the bound), which the solver treats by
   semismooth Newton on min(p - p_cav, F), or by SNESVINEWTONRSLS with bounds (solver.c).
 */
-#include "model_private.h"
-#include <tribodyn/options.h>
+#include "film_private.h"
 #include <tribodyn/vec3.h>
-#include <errno.h>
 #include <omp.h>
-#include <string.h>
-
-static const char *const film_models[]      = {"reynolds", "dry", NULL};
-static const char *const film_cavitations[] = {"none", "swift_stieber", "jfo", NULL};
-static const char *const profile_kinds[]    = {"none", "crown", "chamfer", "table", NULL};
-
-/* Frame of a film: offset and velocity of its nodes at t. */
-static void FrameMotion(TdModel m, const TdFilm *f, PetscReal t, PetscReal c[3], PetscReal cdot[3])
-{
-  c[0] = c[1] = c[2] = cdot[0] = cdot[1] = cdot[2] = 0;
-  if (f->frame_joint >= 0) {
-    const TdJoint *j = &m->joints[f->frame_joint];
-    PetscReal      x, xd, xdd, x0, xd0, xdd0;
-    TdCrankSlider(j, t, &x, &xd, &xdd);
-    TdCrankSlider(j, 0, &x0, &xd0, &xdd0);
-    c[0]    = x - x0;
-    cdot[0] = xd;
-  }
-}
-
-typedef struct {
-  PetscReal r[3], v[3];      /* point and material velocity */
-  PetscReal rate;            /* n . total velocity of the point (F9) */
-  PetscReal prof, prof_rate; /* profile and its rate at the fixed film point */
-  PetscInt  element;         /* ANCF: element of the model, else -1 */
-  PetscInt  face;            /* its local face */
-  PetscReal S[ANCF3843_NSHAPE];
-  PetscReal dS_uv[2][ANCF3843_NSHAPE];
-  PetscBool want_lin;        /* fill lin (ANCF faces) for the coupled Jacobian */
-  FilmFaceLinearization lin;
-  RigidFilmState rigid;      /* a rigid pair's point (F25; on the wall's state): its material points and frame */
-} SurfaceState;
-
-/* The gathered coordinates (FaceGather) and velocities of the face a quad's points last hit on
-   one surface, kept across the quad's Gauss points: they mostly hit the same face, and the
-   iterate does not change within a quad.  e = -1: empty; has_v: v gathered too. */
-typedef struct {
-  PetscInt  e, face;
-  PetscBool has_v;
-  PetscReal q[ANCF3843_NDOF], v[ANCF3843_NDOF];
-} FaceCoordinates;
-
-/* The coordinates of element e (cell `cell` of body) that the face kernels read on local face
-   `face`: of an axis-aligned cell, those of the face's 4 nodes (the 12 active functions and the
-   normal slopes), straight from full; the other entries of ee are left unset (the projection and
-   its linearisation read the active functions only).  A rotated cell: all 96, turned to its
-   material axes (TdModelElementGather). */
-static void FaceGather(TdModel m, const TdBody *body, PetscInt e, PetscInt cell, PetscInt face, const PetscReal full[], PetscReal ee[ANCF3843_NDOF])
-{
-  const PetscInt  fix = face / 2, side = face % 2;
-  const PetscInt *cn  = &body->mesh.cells[8 * cell];
-  if (!body->mesh.axis_aligned) {
-    TdModelElementGather(m, e, full, PETSC_FALSE, ee);
-    return;
-  }
-  for (PetscInt n = 0; n < ANCF3843_NODES; n++) {
-    const PetscReal *qn = &full[TD_NODE_DOF * (body->node_offset + cn[n])];
-    if (((n >> fix) & 1) != side) continue;
-    for (PetscInt k = 0; k < TD_NODE_DOF; k++) ee[TD_NODE_DOF * n + k] = qn[k];
-  }
-}
-
-/* hit->pt = *pt but for the shape functions (two thirds of the point), which the surface state
-   has and nothing reads from a hit: the start of the next search (uv), the point, its tangents
-   and s are kept. */
-static void HitStore(TdFilmHit *hit, const FilmSurfacePoint *pt)
-{
-  TdFilmHitPoint *h = &hit->pt;
-  h->uv[0] = pt->uv[0];
-  h->uv[1] = pt->uv[1];
-  for (PetscInt i = 0; i < 3; i++) {
-    h->xi[i]      = pt->xi[i];
-    h->r[i]       = pt->r[i];
-    h->r_uv[i][0] = pt->r_uv[i][0];
-    h->r_uv[i][1] = pt->r_uv[i][1];
-  }
-  h->s          = pt->s;
-  h->iterations = pt->iterations;
-}
-
-/* Face fi's corners at time t, in space (C) and in the reference configuration (X0), and whether
-   the face lies near the film point's line: the distance of its centre from the line at most 1.5
-   times its size (faces farther away cannot hold the point's projection). */
-static PetscBool FaceNearLine(const TdBody *body, const TdMeshSet *set, PetscInt fi, const PetscReal q[], PetscReal t, const PetscReal x[3], const PetscReal n[3], PetscReal C[4][3], PetscReal X0[4][3])
-{
-  const PetscInt cell = set->faces[fi].cell;
-  PetscInt       corner[4];
-  PetscReal      cen[3] = {0, 0, 0}, d[3], dn, diam = 0;
-  TdMeshFaceCorners(set->faces[fi].face, corner);
-  for (PetscInt c = 0; c < 4; c++) {
-    const PetscInt node = body->mesh.cells[8 * cell + corner[c]];
-    for (PetscInt i = 0; i < 3; i++) X0[c][i] = body->mesh.X[3 * node + i];
-    if (body->type == TD_BODY_ANCF)
-      for (PetscInt i = 0; i < 3; i++) C[c][i] = q[TD_NODE_DOF * (body->node_offset + node) + i];
-    else TdRigidBodyPoint(body, X0[c], t, C[c], NULL);
-    for (PetscInt i = 0; i < 3; i++) cen[i] += 0.25 * C[c][i];
-  }
-  for (PetscInt i = 0; i < 3; i++) d[i] = cen[i] - x[i];
-  dn = vec3_dot(d, n);
-  for (PetscInt i = 0; i < 3; i++) d[i] -= dn * n[i];
-  for (PetscInt c = 0; c < 4; c++) {
-    PetscReal e[3];
-    for (PetscInt i = 0; i < 3; i++) e[i] = C[c][i] - cen[i];
-    diam = PetscMax(diam, PetscSqrtReal(vec3_dot(e, e)));
-  }
-  return PetscSqrtReal(vec3_dot(d, d)) <= 1.5 * diam ? PETSC_TRUE : PETSC_FALSE;
-}
-
-/* The line's hit on face fi of a mesh set (pt->uv holds the start of the search): an ANCF face
-   from its gathered coordinates, a rigid one from its corners C (FaceNearLine).  The coordinates
-   are gathered into fc (kept for the next points of the quad, which reuse them while they hit
-   the same face) or, without fc, into buf; *ee points at them for the caller.  Returns the
-   projection kernel's code (0: found). */
-static int ProjectOntoFace(TdModel m, const TdBody *body, const TdMeshSet *set, PetscInt fi, const PetscReal q[], const PetscReal C[4][3], const PetscReal x[3], const FilmLine *line, PetscReal tol, FaceCoordinates *fc, PetscReal buf[ANCF3843_NDOF], const PetscReal **ee, FilmSurfacePoint *pt)
-{
-  const PetscInt cell = set->faces[fi].cell;
-  if (body->type == TD_BODY_ANCF) {
-    const PetscReal *sz = &body->mesh.size[3 * cell];
-    const PetscInt   e = body->element_offset + cell, face = set->faces[fi].face;
-    if (!fc) FaceGather(m, body, e, cell, face, q, buf);
-    else if (fc->e != e || fc->face != face) {
-      FaceGather(m, body, e, cell, face, q, fc->q);
-      fc->e     = e;
-      fc->face  = face;
-      fc->has_v = PETSC_FALSE;
-    }
-    *ee = fc ? fc->q : buf;
-    return film_project_ancf_face_line(sz[0], sz[1], sz[2], (int)face, *ee, x, line, tol, pt);
-  }
-  *ee = NULL;
-  return film_project_bilinear_line(C, x, line, tol, pt);
-}
-
-/* The face of the set that the line meets nearest to the film point (smallest |s| along the
-   line), or -1: a full search must not take the first face it meets, since a line can cross a
-   closed or curved surface twice (the far side of a bore across the journal).  skip: a face
-   already tried. */
-static PetscInt NearestFace(TdModel m, const TdBody *body, const TdMeshSet *set, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, PetscReal t, const PetscReal q[], PetscReal tol, const PetscInt *around, PetscInt skip)
-{
-  PetscInt  best = -1;
-  PetscReal sbest = PETSC_MAX_REAL;
-  for (PetscInt fi = 0; fi < set->nfaces; fi++) {
-    PetscReal        C[4][3], X0[4][3], ee[ANCF3843_NDOF];
-    const PetscReal *eep;
-    FilmSurfacePoint pt;
-    PetscBool        tried = fi == skip ? PETSC_TRUE : PETSC_FALSE;
-    for (PetscInt i = 0; around && i < TD_FACE_NEIGHBOURS && !tried; i++) tried = around[i] == fi ? PETSC_TRUE : PETSC_FALSE;
-    if (tried || !FaceNearLine(body, set, fi, q, t, x, n, C, X0)) continue;
-    pt.uv[0] = pt.uv[1] = 0;
-    if (ProjectOntoFace(m, body, set, fi, q, (const PetscReal(*)[3])C, x, line, tol, NULL, ee, &eep, &pt) == 0 && PetscAbsReal(pt.s) < sbest) {
-      sbest = PetscAbsReal(pt.s);
-      best  = fi;
-    }
-  }
-  return best;
-}
-
-/* Projects film point x (frame velocity xdot) onto surface s at time t (F6-F9); line: the
-   point's line along n (film_line_init), formed once for both surfaces.  v: the unknowns'
-   velocities, or NULL where only the geometry is wanted (the nodal output, the set-up checks):
-   an ANCF face's material velocity is then taken as 0, and with it the rate.  fc: the quad's
-   gathered face coordinates for this surface (FaceCoordinates), or NULL. */
-static PetscErrorCode ProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FaceCoordinates *fc, SurfaceState *st, PetscBool *found)
-{
-  const TdBody    *body = &m->bodies[s->body];
-  const TdMeshSet *set  = (const TdMeshSet *)s->set;
-  PetscReal        Xmat[3] = {0, 0, 0}, Xuv[3][2] = {{0, 0}, {0, 0}, {0, 0}}, uvdot[2];
-  FilmSurfacePoint cpt; /* a cylinder's projection */
-  PetscFunctionBegin;
-  *found      = PETSC_FALSE;
-  st->element = -1;
-  if (s->kind == TD_FACE_FREE_CYLINDER) {
-    /* a free body's cylinder in space (the set-up's probes; the film's passes go through
-       PointState's rigid pair) */
-    PetscReal p[2][3], d[3], len;
-    for (PetscInt e = 0; e < 2; e++) TdFreeBodyPoint(body, q, &body->cylinder[3 * e], p[e]);
-    for (PetscInt i = 0; i < 3; i++) d[i] = p[1][i] - p[0][i];
-    len = PetscSqrtReal(vec3_dot(d, d));
-    for (PetscInt i = 0; i < 3; i++) d[i] /= len;
-    if (film_project_cylinder(p[0], d, body->cylinder[6], x, n, &cpt) != 0) PetscFunctionReturn(0);
-    hit->face = 0;
-    HitStore(hit, &cpt);
-    for (PetscInt i = 0; i < 3; i++) {
-      st->r[i] = hit->pt.r[i];
-      st->v[i] = 0;
-    }
-    st->rate = st->prof = st->prof_rate = 0;
-    *found   = PETSC_TRUE;
-    PetscFunctionReturn(0);
-  }
-  if (s->kind == TD_FACE_RIGID_CYLINDER) {
-    PetscReal p0[3], p1[3], d[3], len, cyl_t = t;
-    TdRigidBodyPoint(body, &body->cylinder[0], cyl_t, p0, NULL);
-    TdRigidBodyPoint(body, &body->cylinder[3], cyl_t, p1, NULL);
-    for (PetscInt i = 0; i < 3; i++) d[i] = p1[i] - p0[i];
-    len = PetscSqrtReal(vec3_dot(d, d));
-    for (PetscInt i = 0; i < 3; i++) d[i] /= len;
-    if (film_project_cylinder(p0, d, body->cylinder[6], x, n, &cpt) != 0) PetscFunctionReturn(0);
-    hit->face = 0;
-    HitStore(hit, &cpt);
-    for (PetscInt i = 0; i < 3; i++) st->r[i] = hit->pt.r[i];
-    TdRigidBodyVelocityAt(body, st->r, t, st->v);
-    st->rate      = film_point_normal_rate_line(&cpt, line, NULL, st->v, xdot, NULL, uvdot, NULL);
-    st->prof      = 0;
-    st->prof_rate = 0;
-    *found        = PETSC_TRUE;
-    PetscFunctionReturn(0);
-  }
-  /* faces of a mesh set: the last face first, then the others near the line */
-  /* pass 0: the last face; 1: the faces around it (a point that left its face has almost always
-     moved onto one of them); 2: the rest of the set */
-  for (PetscInt pass = 0; pass < 3 && !*found; pass++) {
-    const PetscInt *around  = hit->face >= 0 && s->neighbours ? &s->neighbours[TD_FACE_NEIGHBOURS * hit->face] : NULL;
-    const PetscInt  nearest = pass == 2 ? NearestFace(m, body, set, x, n, line, t, q, tol, around, hit->face) : -1;
-    const PetscInt  ntry    = pass == 0 ? 1 : (pass == 1 ? (around ? TD_FACE_NEIGHBOURS : 0) : 1);
-    for (PetscInt k = 0; k < ntry && !*found; k++) {
-      const PetscInt   fi   = pass == 0 ? hit->face : (pass == 1 ? around[k] : nearest);
-      PetscInt         ret;
-      PetscReal        C[4][3], X0[4][3], buf[ANCF3843_NDOF];
-      const PetscReal *ee;
-      const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
-      FilmSurfacePoint pt;
-      if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
-      /* the near-line filter, which also gives a rigid face's corners; an ANCF point's last face
-         (pass 0, which holds it almost always) goes straight to its projection, which fails
-         where the filter would have */
-      if (!(pass == 0 && body->type == TD_BODY_ANCF) && !FaceNearLine(body, set, fi, q, t, x, n, C, X0)) continue;
-      /* the projection kernels fill every field of pt; only the start uv is read */
-      pt.uv[0] = fi == hit->face ? hit->pt.uv[0] : 0;
-      pt.uv[1] = fi == hit->face ? hit->pt.uv[1] : 0;
-      ret = ProjectOntoFace(m, body, set, fi, q, (const PetscReal(*)[3])C, x, line, tol, fc, buf, &ee, &pt);
-      if (body->type == TD_BODY_ANCF) {
-        const PetscInt   e  = body->element_offset + cell;
-        const PetscReal *sz = &body->mesh.size[3 * cell];
-        if (ret == 0) {
-          /* the reference coordinates serve the profile only; v and the face kernels need the
-             face's 12 active functions only (ancf3843.h) */
-          const PetscBool  profiled = s->profile.type != FILM_PROFILE_NONE;
-          PetscReal        evbuf[ANCF3843_NDOF], eref[ANCF3843_NDOF];
-          const PetscReal *ev = evbuf;
-          int              act[ANCF3843_FACE_NSHAPE];
-          if (v && fc) {
-            /* fc holds this face's coordinates (ProjectOntoFace); its velocities once per quad */
-            if (!fc->has_v) FaceGather(m, body, e, cell, set->faces[fi].face, v, fc->v);
-            fc->has_v = PETSC_TRUE;
-            ev        = fc->v;
-          } else if (v) FaceGather(m, body, e, cell, set->faces[fi].face, v, evbuf);
-          if (profiled) TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
-          st->element = e;
-          st->face    = set->faces[fi].face;
-          for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++) {
-            st->S[k2]        = pt.S[k2];
-            st->dS_uv[0][k2] = pt.dS_uv[0][k2];
-            st->dS_uv[1][k2] = pt.dS_uv[1][k2];
-          }
-          if (st->want_lin) {
-            /* an axis-aligned cell's coupling needs only the face's active coordinates
-               (FaceActive): packed, in FaceActive's order */
-            if (body->mesh.axis_aligned) film_linearize_ancf_face_line_packed(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, x, line, xdot, &pt, &st->lin);
-            else film_linearize_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, x, line, xdot, &pt, &st->lin);
-          }
-          for (PetscInt i = 0; i < 3; i++) {
-            st->r[i] = pt.r[i];
-            st->v[i] = 0;
-            Xmat[i]  = 0;
-            Xuv[i][0] = Xuv[i][1] = 0;
-          }
-          ancf3843_face_shapes((int)set->faces[fi].face, act);
-          if (v)
-            for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
-              for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[act[ja]] * ev[3 * act[ja] + i];
-          if (profiled)
-            for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
-              for (PetscInt i = 0; i < 3; i++) {
-                Xmat[i] += pt.S[k2] * eref[3 * k2 + i];
-                Xuv[i][0] += pt.dS_uv[0][k2] * eref[3 * k2 + i];
-                Xuv[i][1] += pt.dS_uv[1][k2] * eref[3 * k2 + i];
-              }
-        }
-      } else if (ret == 0) {
-        const PetscReal u = pt.uv[0], w = pt.uv[1];
-        const PetscReal N[4] = {0.25 * (1 - u) * (1 - w), 0.25 * (1 + u) * (1 - w), 0.25 * (1 + u) * (1 + w), 0.25 * (1 - u) * (1 + w)};
-        const PetscReal Nu[4] = {-0.25 * (1 - w), 0.25 * (1 - w), 0.25 * (1 + w), -0.25 * (1 + w)};
-        const PetscReal Nv[4] = {-0.25 * (1 - u), -0.25 * (1 + u), 0.25 * (1 + u), 0.25 * (1 - u)};
-        for (PetscInt i = 0; i < 3; i++) {
-          st->r[i] = pt.r[i];
-          Xmat[i]  = 0;
-          Xuv[i][0] = Xuv[i][1] = 0;
-          for (PetscInt c = 0; c < 4; c++) {
-            Xmat[i] += N[c] * X0[c][i];
-            Xuv[i][0] += Nu[c] * X0[c][i];
-            Xuv[i][1] += Nv[c] * X0[c][i];
-          }
-        }
-        TdRigidBodyVelocityAt(body, st->r, t, st->v);
-      }
-      if (ret == 0) {
-        hit->face = fi;
-        HitStore(hit, &pt);
-        *found    = PETSC_TRUE;
-      }
-    }
-  }
-  if (!*found) PetscFunctionReturn(0);
-  st->rate = film_point_normal_rate_tangents((const double(*)[2])hit->pt.r_uv, hit->pt.s, line, NULL, st->v, xdot, NULL, uvdot, NULL);
-  if (s->profile.type != FILM_PROFILE_NONE) {
-    PetscReal g[3];
-    st->prof      = film_profile_eval(&s->profile, Xmat, g);
-    st->prof_rate = 0;
-    for (PetscInt i = 0; i < 3; i++) st->prof_rate += g[i] * (Xuv[i][0] * uvdot[0] + Xuv[i][1] * uvdot[1]);
-  } else st->prof = st->prof_rate = 0;
-  PetscFunctionReturn(0);
-}
-
-/* Film state at one film point: h (F7), dh/dt (F9), relative surface velocities (F8). */
-/* tol: how far beyond a face (in face coordinates) a hit still counts: tight for the Gauss
-   points, which lie inside the film, loose for the film nodes on its edges, whose lines run
-   along the edge of a face that has tilted or slid a little (output only). */
-static PetscErrorCode PointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FaceCoordinates fc[2], FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
-{
-  PetscBool fw, fb;
-  FilmLine  line;
-  PetscFunctionBegin;
-  if (f->rigid_pair) {
-    /* between two rigid cylinders in natural coordinates (F25), in the film's frame */
-    PetscReal      z[48];
-    RigidFilmState st;
-    TdFilmRigidGather(m, f, t, q, v, z);
-    sw->element = sb->element = -1;
-    if (!TdFilmRigidState(m, f, z, x, n, ps, &st)) {
-      PetscCall(PetscSNPrintf(miss, 512, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses a cylinder (%s or %s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], m->bodies[f->wall.body].name, m->bodies[f->base.body].name, (double)t));
-      *ok = PETSC_FALSE;
-      PetscFunctionReturn(0);
-    }
-    sw->rigid  = st;
-    hw->face   = hb->face = 0;
-    hw->pt.s   = st.s[0];
-    hb->pt.s   = st.s[1];
-    sw->prof = sw->prof_rate = sb->prof = sb->prof_rate = 0;
-    for (PetscInt i = 0; i < 3; i++) {
-      sw->r[i] = x[i] + st.s[0] * n[i];
-      sb->r[i] = x[i] + st.s[1] * n[i];
-      sw->v[i] = ps->vw[i];
-      sb->v[i] = ps->vb[i];
-    }
-    if (f->model == TD_FILM_REYNOLDS && !(ps->h > 0)) {
-      PetscCall(PetscSNPrintf(miss, 512, "film '%s': the film height is %g m <= 0 at the film point (%g, %g, %g) at t = %g s (the cylinders touch; asperity contact needs roughness -%s_sigma_wall/-%s_sigma_base)", f->name, (double)ps->h, (double)x[0], (double)x[1], (double)x[2], (double)t, f->name, f->name));
-      *ok = PETSC_FALSE;
-    }
-    PetscFunctionReturn(0);
-  }
-  film_line_init(n, &line);
-  PetscCall(ProjectSurface(m, f, &f->wall, hw, x, n, &line, xdot, t, q, v, tol, fc ? &fc[0] : NULL, sw, &fw));
-  PetscCall(ProjectSurface(m, f, &f->base, hb, x, n, &line, xdot, t, q, v, tol, fc ? &fc[1] : NULL, sb, &fb));
-  if (!fw || !fb) {
-    PetscCall(PetscSNPrintf(miss, 512, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses its %s surface (%s:%s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], !fw ? "wall" : "base", m->bodies[(!fw ? f->wall : f->base).body].name, (!fw ? f->wall : f->base).face, (double)t));
-    *ok = PETSC_FALSE;
-    PetscFunctionReturn(0);
-  }
-  ps->h    = vec3_dot(n, sb->r) - vec3_dot(n, sw->r) + sw->prof + sb->prof;
-  ps->dhdt = sb->rate - sw->rate + sw->prof_rate + sb->prof_rate;
-  if (f->model == TD_FILM_REYNOLDS && !(ps->h > 0)) {
-    /* the Reynolds film is not defined for h <= 0 (h^3, mu/h): an invalid iterate, which Newton
-       backs off from or the time stepper rejects */
-    PetscCall(PetscSNPrintf(miss, 512, "film '%s': the film height is %g m <= 0 at the film point (%g, %g, %g) at t = %g s (the surfaces touch; asperity contact needs roughness -%s_sigma_wall/-%s_sigma_base, or use -%s_model dry)", f->name, (double)ps->h, (double)x[0], (double)x[1], (double)x[2], (double)t, f->name, f->name, f->name));
-    *ok = PETSC_FALSE;
-  }
-  for (PetscInt i = 0; i < 3; i++) {
-    ps->vw[i] = sw->v[i] - xdot[i];
-    ps->vb[i] = sb->v[i] - xdot[i];
-  }
-  PetscFunctionReturn(0);
-}
 
 /* The element coordinates that can be nonzero in the film's coupling on local face f: those of
    the face's 12 active shape functions (the 4 face nodes' position and in-plane slope functions,
@@ -676,11 +302,11 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
       nlook = TD_PATTERN_LOOKAHEAD;
       for (PetscInt j = 0; j < nlook; j++) {
         tl[j] = t + (j + 1) * f->pattern_lookahead / nlook;
-        FrameMotion(m, f, tl[j], cl[j], cldot[j]);
+        TdFilmFrameMotion(m, f, tl[j], cl[j], cldot[j]);
       }
     }
     if (f->wall.kind != TD_FACE_ANCF && f->base.kind != TD_FACE_ANCF) continue;
-    FrameMotion(m, f, t, c, cdot);
+    TdFilmFrameMotion(m, f, t, c, cdot);
 #pragma omp parallel for schedule(static) reduction(&& : all_ok)
     for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++) {
       const FilmQuadGeometry *g     = &f->geometry[qd];
@@ -696,7 +322,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         sw.want_lin = sb.want_lin = PETSC_FALSE;
         sw.element = sb.element = -1;
         for (PetscInt d = 0; d < 3; d++) x[d] = g->x[gp][d] + c[d];
-        if (PointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
+        if (TdFilmPointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
         if (!ok) {
           all_ok = PETSC_FALSE;
           if (sw.element < 0 || sb.element < 0) continue;
@@ -721,7 +347,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
               if (el[a] < 0 || surf[a]->body == m->joints[f->frame_joint].point.body) continue; /* carried by the drive */
               st.want_lin = PETSC_FALSE;
               st.element  = -1;
-              if (ProjectSurface(m, f, surf[a], &hit, xj, g->n[gp], &line, cldot[j], tl[j], q, NULL, 1e-9, NULL, &st, &found)) found = PETSC_FALSE;
+              if (TdFilmProjectSurface(m, f, surf[a], &hit, xj, g->n[gp], &line, cldot[j], tl[j], q, NULL, 1e-9, NULL, &st, &found)) found = PETSC_FALSE;
               if (found && st.element >= 0) e[a] = 8 * st.element + st.face;
             }
           }
@@ -1124,7 +750,7 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     PetscReal x[3];
     sw[gp].want_lin = sb[gp].want_lin = coupled;
     for (PetscInt i = 0; i < 3; i++) x[i] = g->x[gp][i] + c[i];
-    PetscCall(PointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, fc, &ps[gp], &sw[gp], &sb[gp], ok));
+    PetscCall(TdFilmPointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], cdot, t, q, v, 1e-9, fc, &ps[gp], &sw[gp], &sb[gp], ok));
     if (!*ok) PetscFunctionReturn(0);
   }
   if (f->model == TD_FILM_REYNOLDS) {
@@ -1227,7 +853,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
     const PetscInt  nrows   = f->nunknowns;
     const size_t    stride  = (size_t)nrows + m->nfull + ncpl;
     PetscBool       bad = PETSC_FALSE, err = PETSC_FALSE;
-    FrameMotion(m, f, t, c, cdot);
+    TdFilmFrameMotion(m, f, t, c, cdot);
 #pragma omp parallel num_threads(nthreads)
     {
       const int    tid   = omp_get_thread_num();
@@ -1319,7 +945,7 @@ PetscErrorCode TdFilmNodePositions(TdModel m, PetscInt fi, PetscReal t, const Pe
     for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) TdFreeBodyPoint(body, q, &f->surface.X[3 * nd], &pos[3 * nd]);
     PetscFunctionReturn(0);
   }
-  FrameMotion(m, f, t, c, cdot);
+  TdFilmFrameMotion(m, f, t, c, cdot);
   for (PetscInt nd = 0; nd < f->surface.nnodes; nd++)
     for (PetscInt d = 0; d < 3; d++) pos[3 * nd + d] = f->surface.X[3 * nd + d] + c[d];
   PetscFunctionReturn(0);
@@ -1342,7 +968,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
       for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
     }
   }
-  FrameMotion(m, f, t, c, cdot);
+  TdFilmFrameMotion(m, f, t, c, cdot);
 #pragma omp parallel for schedule(dynamic, 16) reduction(min : hm)
   for (PetscInt nd = node_start; nd < node_end; nd++) {
     PetscReal      x[3];
@@ -1352,7 +978,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
     char           miss[512];
     sw.want_lin = sb.want_lin = PETSC_FALSE;
     for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
-    if (PointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], cdot, t, q, NULL, 1e-2, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
+    if (TdFilmPointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], cdot, t, q, NULL, 1e-2, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
     h[nd] = ok ? ps.h : NAN;
     if (ok) hm = PetscMin(hm, ps.h);
     if (f->model == TD_FILM_REYNOLDS) {
@@ -1371,383 +997,3 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
   PetscFunctionReturn(0);
 }
 
-/* The faces of a set that share a corner node with each face (TD_FACE_NEIGHBOURS per face, -1
-   padded; the first ones found if a corner is shared by more): a film point that leaves its last
-   face has almost always moved onto one of these, so ProjectSurface tries them before it scans
-   the whole set (a scan per lost point costs O(faces), which made fine surfaces 10x slower per
-   quad). */
-static PetscErrorCode FaceNeighbours(const TdMesh *mesh, const TdMeshSet *set, PetscInt **out)
-{
-  PetscInt *first, *next, *nb, nf = set->nfaces;
-  PetscFunctionBegin;
-  /* per mesh node, a linked list of the set's faces touching it */
-  PetscCall(PetscMalloc3(mesh->nnodes, &first, 4 * nf, &next, TD_FACE_NEIGHBOURS * nf, &nb));
-  for (PetscInt n = 0; n < mesh->nnodes; n++) first[n] = -1;
-  for (PetscInt k = 0; k < nf; k++) {
-    PetscInt corner[4];
-    TdMeshFaceCorners(set->faces[k].face, corner);
-    for (PetscInt c = 0; c < 4; c++) {
-      const PetscInt n = mesh->cells[8 * set->faces[k].cell + corner[c]];
-      next[4 * k + c]  = first[n];
-      first[n]         = 4 * k + c;
-    }
-  }
-  for (PetscInt k = 0; k < nf; k++) {
-    PetscInt corner[4], cnt = 0;
-    TdMeshFaceCorners(set->faces[k].face, corner);
-    for (PetscInt i = 0; i < TD_FACE_NEIGHBOURS; i++) nb[TD_FACE_NEIGHBOURS * k + i] = -1;
-    for (PetscInt c = 0; c < 4; c++)
-      for (PetscInt e = first[mesh->cells[8 * set->faces[k].cell + corner[c]]]; e >= 0; e = next[e]) {
-        const PetscInt j = e / 4;
-        PetscBool      seen = j == k ? PETSC_TRUE : PETSC_FALSE;
-        for (PetscInt i = 0; i < cnt && !seen; i++) seen = nb[TD_FACE_NEIGHBOURS * k + i] == j ? PETSC_TRUE : PETSC_FALSE;
-        if (!seen && cnt < TD_FACE_NEIGHBOURS) nb[TD_FACE_NEIGHBOURS * k + cnt++] = j;
-      }
-  }
-  /* keep nb alone: free the lists */
-  {
-    PetscInt *keep;
-    PetscCall(PetscMalloc1(TD_FACE_NEIGHBOURS * nf, &keep));
-    PetscCall(PetscArraycpy(keep, nb, TD_FACE_NEIGHBOURS * nf));
-    PetscCall(PetscFree3(first, next, nb));
-    *out = keep;
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode ParseFace(TdModel m, TdFilm *f, const char which[], TdFilmSurface *s)
-{
-  char      value[256], opt[128], *colon;
-  PetscBool set;
-  PetscInt  b = -1;
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(opt, sizeof opt, "-%s_%s", f->name, which));
-  PetscCall(TdOptionsString(f->name, which, !strcmp(which, "wall") ? "the wall surface body:face (the reference normal points from the wall to the base)" : "the base surface body:face", NULL, value, sizeof value, &set));
-  if (TdOptionsHelpRequested() && !set) PetscFunctionReturn(0);
-  if (!set) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s' has no %s surface: set %s body:face (e.g. slider:zmin)", f->name, which, opt);
-  colon = strchr(value, ':');
-  if (!colon) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s = '%s': write the surface as body:face, e.g. guide:zmax", opt, value);
-  *colon = 0;
-  PetscCall(TdModelFindBodyInternal(m, value, opt, &b));
-  s->body = b;
-  PetscCall(PetscStrncpy(s->face, colon + 1, sizeof s->face));
-  if (m->bodies[b].is_cylinder) {
-    if (strcmp(s->face, "surface")) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: the rigid cylinder '%s' has one face, 'surface', not '%s'", opt, value, s->face);
-    s->kind = m->bodies[b].type == TD_BODY_FREE ? TD_FACE_FREE_CYLINDER : TD_FACE_RIGID_CYLINDER;
-  } else {
-    const TdMeshSet *set_;
-    PetscCall(TdModelFindFaceSetInternal(m, b, s->face, opt, &set_));
-    s->set    = set_;
-    s->nfaces = set_->nfaces;
-    if (m->bodies[b].type == TD_BODY_FREE) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option %s: body '%s' is a free rigid body given by a mesh; a film on a free rigid body runs on its exact cylinder (-%s_cylinder, face 'surface', F25)", opt, m->bodies[b].name, m->bodies[b].name);
-    s->kind   = m->bodies[b].type == TD_BODY_ANCF ? TD_FACE_ANCF : TD_FACE_RIGID_MESH;
-    PetscCall(FaceNeighbours(&m->bodies[b].mesh, set_, &s->neighbours));
-  }
-  /* profile carried by the surface's material points */
-  {
-    char      pre[128], table[PETSC_MAX_PATH_LEN];
-    PetscInt  kind;
-    PetscBool tset;
-    PetscReal zero3[3] = {0, 0, 0}, xaxis[3] = {1, 0, 0};
-    PetscCall(PetscSNPrintf(pre, sizeof pre, "%s_%s", f->name, which));
-    PetscCall(TdOptionsEnum(pre, "profile", "surface profile carried by the material points (F7)", profile_kinds, 0, &kind, NULL));
-    s->profile.type = (FilmProfileType)kind;
-    PetscCall(TdOptionsRealArray(pre, "profile_center", "profile origin (reference coordinates)", "m", 3, zero3, s->profile.center, NULL));
-    PetscCall(TdOptionsRealArray(pre, "profile_axis", "profile direction", NULL, 3, xaxis, s->profile.axis, NULL));
-    PetscCall(TdOptionsRealPositive(pre, "profile_amplitude", "crown: drop at |s| = half_length; chamfer: depth at the edge", "m", 0, PETSC_FALSE, &s->profile.amplitude, NULL));
-    PetscCall(TdOptionsRealPositive(pre, "profile_half_length", "crown: half length; chamfer: distance of the edges from the centre", "m", 1, PETSC_TRUE, &s->profile.half_length, NULL));
-    PetscCall(TdOptionsRealPositive(pre, "profile_width", "chamfer: length of the ramp", "m", 1e-3, PETSC_TRUE, &s->profile.width, NULL));
-    PetscCall(TdOptionsString(pre, "profile_table", "table profile: CSV s [m], h [m] along the profile axis", NULL, table, sizeof table, &tset));
-    {
-      PetscReal l = PetscSqrtReal(vec3_dot(s->profile.axis, s->profile.axis));
-      if (!(l > 0)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_profile_axis: the axis must not be zero", pre);
-      for (PetscInt i = 0; i < 3; i++) s->profile.axis[i] /= l;
-    }
-    if (s->profile.type == FILM_PROFILE_TABLE) {
-      FILE    *fp;
-      char     line[512];
-      PetscInt n = 0, cap = 1024;
-      if (!tset) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': a table profile needs -%s_profile_table FILE.csv", f->name, pre);
-      fp = fopen(table, "r");
-      if (!fp) SETERRQ(m->comm, PETSC_ERR_FILE_OPEN, "Option -%s_profile_table: cannot open '%s' (%s)", pre, table, strerror(errno));
-      PetscCall(PetscMalloc1(2 * cap, &s->profile_table));
-      while (fgets(line, sizeof line, fp) && n < cap) {
-        double a, h;
-        if (sscanf(line, "%lf , %lf", &a, &h) == 2 || sscanf(line, "%lf %lf", &a, &h) == 2) {
-          s->profile_table[n]       = a;
-          s->profile_table[cap + n] = h;
-          n++;
-        }
-      }
-      fclose(fp);
-      if (n < 2) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Profile table '%s' (option -%s_profile_table) needs at least two rows 's, h'", table, pre);
-      s->profile.ntable  = (int)n;
-      s->profile.table_s = s->profile_table;
-      s->profile.table_h = s->profile_table + cap;
-    }
-  }
-  PetscFunctionReturn(0);
-}
-
-/* The default reference surface: the wall face's footprint, nx x ny quads (axis-aligned planar
-   faces of boxes). */
-static PetscErrorCode DefaultSurface(TdModel m, TdFilm *f, const PetscInt cells[2], const PetscBool noflux[4], PetscReal normal[3])
-{
-  const TdBody    *body = &m->bodies[f->wall.body];
-  const TdMeshSet *set  = (const TdMeshSet *)f->wall.set;
-  PetscInt         ax = -1, side = -1;
-  PetscReal        lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL, -PETSC_MAX_REAL};
-  PetscReal        origin[3], e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
-  PetscFunctionBegin;
-  if (f->wall.kind == TD_FACE_RIGID_CYLINDER || f->wall.kind == TD_FACE_FREE_CYLINDER) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall is a cylinder; give its reference surface with -%s_surface FILE", f->name, f->name);
-  if (body->mesh.curved) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall %s:%s is a face of a curved mesh, which has no default footprint; give the reference surface with -%s_surface FILE", f->name, body->name, f->wall.face, f->name);
-  for (PetscInt k = 0; k < set->nfaces; k++) {
-    const PetscInt   cell = set->faces[k].cell, fa = set->faces[k].face;
-    const PetscReal *axes = &body->mesh.axes[9 * cell];
-    PetscInt         g    = -1;
-    for (PetscInt i = 0; i < 3; i++)
-      if (PetscAbsReal(axes[3 * (fa / 2) + i]) > 1 - 1e-9) g = i;
-    if (g < 0 || (ax >= 0 && g != ax)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall face %s:%s is not a plane normal to a coordinate axis, so it has no default footprint; give the reference surface with -%s_surface FILE", f->name, body->name, f->wall.face, f->name);
-    ax   = g;
-    side = (axes[3 * (fa / 2) + g] > 0) == (fa % 2 == 1) ? 1 : 0;
-  }
-  for (PetscInt k = 0; k < set->nnodes; k++)
-    for (PetscInt i = 0; i < 3; i++) {
-      lo[i] = PetscMin(lo[i], body->mesh.X[3 * set->nodes[k] + i]);
-      hi[i] = PetscMax(hi[i], body->mesh.X[3 * set->nodes[k] + i]);
-    }
-  if (hi[ax] - lo[ax] > 1e-9 * body->size) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the wall face %s:%s is not planar; give the reference surface with -%s_surface FILE", f->name, body->name, f->wall.face, f->name);
-  {
-    const PetscInt a1 = ax == 0 ? 1 : 0, a2 = ax == 2 ? 1 : 2;
-    for (PetscInt i = 0; i < 3; i++) origin[i] = lo[i];
-    e1[a1] = hi[a1] - lo[a1];
-    e2[a2] = hi[a2] - lo[a2];
-    normal[0] = normal[1] = normal[2] = 0;
-    normal[ax] = side ? 1 : -1; /* the wall's outward normal: towards the base */
-  }
-  PetscCall(TdSurfaceMeshCreateRectangle(origin, e1, e2, cells[0], cells[1], noflux, &f->surface));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64], PetscInt first_unknown)
-{
-  PetscInt next = first_unknown;
-  PetscFunctionBegin;
-  m->nfilms = nf;
-  PetscCall(PetscCalloc1(PetscMax(nf, 1), &m->films));
-  for (PetscInt fi = 0; fi < nf; fi++) {
-    TdFilm   *f = &m->films[fi];
-    PetscInt  kind, cav, cells[2] = {20, 20};
-    char      surf[PETSC_MAX_PATH_LEN], frame[64], (*noflux)[64];
-    PetscInt  nnoflux;
-    PetscBool has_surf;
-    PetscBool nf_flags[4] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
-    PetscReal hint[3] = {0, 0, 0}, sw, sb, gamma, E_star;
-    const char *p = names[fi];
-    PetscCall(PetscStrncpy(f->name, p, sizeof f->name));
-    PetscCall(TdOptionsEnum(p, "model", "reynolds: average Reynolds mixed lubrication; dry: Lankarani-Nikravesh contact", film_models, 0, &kind, NULL));
-    f->model = (TdFilmModel)kind;
-    PetscCall(ParseFace(m, f, "wall", &f->wall));
-    PetscCall(ParseFace(m, f, "base", &f->base));
-    PetscCall(TdOptionsIntArray(p, "cells", "quads nx,ny of the default reference surface (the wall face's footprint)", 2, cells, cells, NULL));
-    PetscCall(TdOptionsString(p, "surface", "reference surface from a Gmsh quad mesh (.msh/.geo), flat or curved; 1-D groups ambient, noflux", NULL, surf, sizeof surf, &has_surf));
-    PetscCall(TdOptionsNameList(p, "noflux", "zero-flux edges of the default surface: xmin,xmax,ymin,ymax (first and second in-plane axis)", &nnoflux, &noflux));
-    PetscCall(TdOptionsString(p, "frame", "reference frame: static, the name of a crank_slider joint carrying it, or (a film on free rigid bodies) the free body of its wall or base", "static", frame, sizeof frame, NULL));
-    f->pattern_lookahead = 2e-3;
-    PetscCall(TdOptionsRealPositive(p, "pattern_lookahead", "a film carried by a drive: the coupling pattern also holds the element-face pairs its points will meet within this time (fewer pattern rebuilds and LU analyses; 0: only the pairs met now)", "s", f->pattern_lookahead, PETSC_FALSE, &f->pattern_lookahead, NULL));
-    PetscCall(TdOptionsRealPositive(p, "mu", "viscosity", "Pa s", 0.045, PETSC_TRUE, &f->fluid.mu, NULL));
-    PetscCall(TdOptionsRealPositive(p, "density", "lubricant density", "kg/m^3", 889, PETSC_TRUE, &f->fluid.rho, NULL));
-    PetscCall(TdOptionsRealPositive(p, "sigma_wall", "RMS roughness of the wall", "m", 0, PETSC_FALSE, &sw, NULL));
-    PetscCall(TdOptionsRealPositive(p, "sigma_base", "RMS roughness of the base", "m", 0, PETSC_FALSE, &sb, NULL));
-    PetscCall(TdOptionsReal(p, "gamma", "Patir-Cheng surface pattern parameter (1/9, 1/6, 1/3, 1, 3, 6 or 9)", NULL, 1, &gamma, NULL));
-    PetscCall(TdOptionsRealPositive(p, "gt_K", "Greenwood-Tripp coefficient K", NULL, 0.003, PETSC_FALSE, &f->contact.K, NULL));
-    PetscCall(TdOptionsRealPositive(p, "mu_asperity", "asperity friction coefficient", NULL, 0.1, PETSC_FALSE, &f->contact.mu_asperity, NULL));
-    PetscCall(TdOptionsRealPositive(p, "v_eps", "regularisation speed of friction directions", "m/s", 1e-3, PETSC_TRUE, &f->contact.v_eps, NULL));
-    PetscCall(TdOptionsEnum(p, "cavitation", "cavitation model: none, swift_stieber (p >= p_cav, F >= 0, (p - p_cav) F = 0), or jfo (mass-conserving: a film fraction theta per node, p >= p_cav, theta <= 1, (p - p_cav)(1 - theta) = 0; F18)", film_cavitations, 0, &cav, NULL));
-    f->cavitation = (TdFilmCavitation)cav;
-    PetscCall(TdOptionsReal(p, "p_cav", "cavitation pressure (gauge)", "Pa", 0, &f->p_cav, NULL));
-    {
-      PetscBool theta0_set;
-      f->theta0 = 1;
-      PetscCall(TdOptionsReal(p, "theta0", "jfo: film fraction at the start off the ambient edges, in (0, 1], kept through the initial-acceleration solve (default: that solve's quasi-steady film fractions, from a full film)", NULL, 1, &f->theta0, &theta0_set));
-      f->theta0_set = theta0_set;
-      if (!TdOptionsHelpRequested() && theta0_set && f->cavitation != TD_CAVITATION_JFO)
-        SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_theta0: film '%s' has no film fraction (its cavitation is %s); set -%s_cavitation jfo or remove -%s_theta0", p, p, film_cavitations[cav], p, p);
-      if (!TdOptionsHelpRequested() && !(f->theta0 > 0 && f->theta0 <= 1)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_theta0 = %g: a film fraction lies in (0, 1]", p, (double)f->theta0);
-    }
-    PetscCall(TdOptionsRealPositive(p, "p_ref", "pressure scale of the unknowns p/p_ref", "Pa", 1e6, PETSC_TRUE, &f->p_ref, NULL));
-    PetscCall(TdOptionsRealPositive(p, "h_ref", "film height scale of the residual (default: the mean initial film height)", "m", 0, PETSC_FALSE, &f->h_ref, NULL));
-    PetscCall(TdOptionsRealPositive(p, "Kg", "dry: generalised stiffness", "N/m^n", 70e6, PETSC_TRUE, &f->Kg, NULL));
-    PetscCall(TdOptionsRealPositive(p, "eta", "dry: damping factor", "N s/m^(n+1)", 50e7, PETSC_FALSE, &f->eta, NULL));
-    PetscCall(TdOptionsRealPositive(p, "n", "dry: exponent", NULL, 1.5, PETSC_TRUE, &f->exponent, NULL));
-    PetscCall(TdOptionsRealPositive(p, "mu_dry", "dry: friction coefficient", NULL, 0.15, PETSC_FALSE, &f->mu_dry, NULL));
-    PetscCall(TdOptionsRealPositive(p, "dry_eps", "dry: smoothing width of the penetration", "m", 1e-8, PETSC_TRUE, &f->eps_dry, NULL));
-    if (TdOptionsHelpRequested()) {
-      PetscCall(PetscFree(noflux));
-      continue;
-    }
-    if (film_roughness_init(sw, sb, gamma, &f->fluid.rough)) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_gamma = %g: the Patir-Cheng tables cover gamma = 1/9, 1/6, 1/3, 1, 3, 6, 9 only", p, (double)gamma);
-    /* composite modulus of the two surfaces (F12) */
-    {
-      const TdBody *bw = &m->bodies[f->wall.body], *bb = &m->bodies[f->base.body];
-      E_star = 1 / ((1 - bw->nu * bw->nu) / bw->E + (1 - bb->nu * bb->nu) / bb->E);
-    }
-    f->contact.E_star = E_star;
-    /* frame */
-    f->frame_joint = -1;
-    if (f->wall.kind == TD_FACE_FREE_CYLINDER || f->base.kind == TD_FACE_FREE_CYLINDER) PetscCall(TdFilmRigidSetupInternal(m, f, frame));
-    else if (strcmp(frame, "static")) {
-      for (PetscInt j = 0; j < m->njoints; j++)
-        if (!strcmp(m->joints[j].name, frame)) f->frame_joint = j;
-      if (f->frame_joint < 0 || m->joints[f->frame_joint].type != TD_JOINT_CRANK_SLIDER) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_frame = %s: give static or the name of a crank_slider joint", p, frame);
-    }
-    /* reference surface */
-    for (PetscInt e = 0; e < nnoflux; e++) {
-      const char *edges[] = {"xmin", "xmax", "ymin", "ymax"};
-      PetscBool   known   = PETSC_FALSE;
-      for (PetscInt k = 0; k < 4; k++)
-        if (!strcmp(noflux[e], edges[k])) nf_flags[k] = known = PETSC_TRUE;
-      if (!known) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_noflux: unknown edge '%s'; use xmin, xmax, ymin, ymax", p, noflux[e]);
-    }
-    PetscCall(PetscFree(noflux));
-    if (has_surf) {
-      if (nnoflux) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': -%s_noflux applies to the default surface; a -%s_surface mesh names its zero-flux edges with the 1-D group 'noflux'", p, p, p);
-      PetscCall(TdSurfaceMeshLoad(PETSC_COMM_SELF, surf, &f->surface));
-    } else {
-      if (cells[0] < 1 || cells[1] < 1) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Option -%s_cells: %" PetscInt_FMT ",%" PetscInt_FMT ": every count must be at least 1", p, cells[0], cells[1]);
-      PetscCall(DefaultSurface(m, f, cells, nf_flags, hint));
-    }
-    /* unknowns: the film nodes off the Dirichlet boundary (Reynolds only) */
-    PetscCall(PetscMalloc1(f->surface.nnodes, &f->unknown));
-    f->first_unknown = next;
-    for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) f->unknown[nd] = (f->model == TD_FILM_REYNOLDS && !f->surface.dirichlet[nd]) ? next++ : -1;
-    if (f->cavitation == TD_CAVITATION_JFO) {
-      /* the film fractions after the pressures, node for node; flooded (theta = 1) on the
-         ambient boundary, -<f>_theta0 (default full) at the start */
-      PetscCheck(f->model == TD_FILM_REYNOLDS, m->comm, PETSC_ERR_USER_INPUT, "Option -%s_cavitation jfo: film '%s' is a dry contact (-%s_model dry); cavitation applies to a Reynolds film", p, p, p);
-      PetscCall(PetscMalloc2(f->surface.nnodes, &f->theta_unknown, f->surface.nnodes, &f->theta_old));
-      for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
-        f->theta_unknown[nd] = f->unknown[nd] >= 0 ? next++ : -1;
-        f->theta_old[nd]     = f->theta_unknown[nd] >= 0 ? f->theta0 : 1;
-      }
-    }
-    f->nunknowns = next - f->first_unknown;
-    /* geometry, oriented from the wall to the base; first projections; start-up checks */
-    PetscCall(PetscMalloc1(f->surface.nquads, &f->geometry));
-    PetscCall(PetscCalloc1(8 * f->surface.nquads, &f->hits));
-    {
-      /* the ranks' shares of the quads: contiguous strips of equal length (each quad costs the
-         same: its projections and one Reynolds element) */
-      PetscMPIInt rank, size;
-      PetscCallMPI(MPI_Comm_rank(m->comm, &rank));
-      PetscCallMPI(MPI_Comm_size(m->comm, &size));
-      f->quad_start = (PetscInt)(((PetscInt64)f->surface.nquads * rank) / size);
-      f->quad_end   = (PetscInt)(((PetscInt64)f->surface.nquads * (rank + 1)) / size);
-    }
-    PetscCall(PetscCalloc1(2 * f->surface.nnodes, &f->node_hits));
-    for (PetscInt k = 0; k < 8 * f->surface.nquads; k++) f->hits[k].face = -1;
-    for (PetscInt k = 0; k < 2 * f->surface.nnodes; k++) f->node_hits[k].face = -1;
-    {
-      PetscReal hsum = 0, area = 0;
-      for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
-        PetscReal      X[4][3], h0[3];
-        FilmPointState ps = {0};
-        SurfaceState   s1, s2;
-        PetscBool      ok = PETSC_TRUE;
-        s1.want_lin = s2.want_lin = PETSC_FALSE;
-        for (PetscInt i = 0; i < 4; i++)
-          for (PetscInt d = 0; d < 3; d++) X[i][d] = f->surface.X[3 * f->surface.quads[4 * qd + i] + d];
-        if (hint[0] == 0 && hint[1] == 0 && hint[2] == 0) {
-          /* a mesh surface: orient each quad so that the wall lies behind it */
-          PetscReal a[3], b[3];
-          TdFilmHit probe;
-          FilmLine  line;
-          for (PetscInt d = 0; d < 3; d++) {
-            a[d] = X[1][d] - X[0][d] + X[2][d] - X[3][d];
-            b[d] = X[3][d] - X[0][d] + X[2][d] - X[1][d];
-          }
-          vec3_cross(a, b, h0);
-          film_quad_geometry(X, h0, &f->geometry[qd]);
-          probe.face = -1;
-          film_line_init(f->geometry[qd].n[0], &line);
-          PetscCall(ProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &s1, &ok));
-          if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)f->geometry[qd].x[0][0], (double)f->geometry[qd].x[0][1], (double)f->geometry[qd].x[0][2], m->bodies[f->wall.body].name, f->wall.face);
-          if (probe.pt.s > 0)
-            for (PetscInt d = 0; d < 3; d++) h0[d] = -h0[d];
-          film_quad_geometry(X, h0, &f->geometry[qd]);
-        } else film_quad_geometry(X, hint, &f->geometry[qd]);
-        for (PetscInt gp = 0; gp < 4; gp++) {
-          const FilmQuadGeometry *g = &f->geometry[qd];
-          PetscCall(PointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &ps, &s1, &s2, &ok));
-          if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
-          if (f->model == TD_FILM_REYNOLDS && !(ps.h > 0))
-            SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the film height at the start is %g m at the film point (%g, %g, %g); the Reynolds film needs a positive gap between %s:%s and %s:%s (the wall above, the base below along the normal)", p, (double)ps.h, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2], m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face);
-          /* the faces must face each other: the wall behind the point, the base ahead */
-          if (!(f->hits[8 * qd + gp].pt.s <= f->hits[8 * qd + 4 + gp].pt.s))
-            SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the faces %s:%s and %s:%s do not face each other at the film point (%g, %g, %g)", p, m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2]);
-          hsum += g->w[gp] * ps.h;
-          area += g->w[gp];
-        }
-      }
-      f->area = area;
-      if (!(f->h_ref > 0)) f->h_ref = hsum / area;
-      if (f->model == TD_FILM_DRY) f->h_ref = PetscMax(f->h_ref, 1e-6);
-    }
-    f->residual_scale = f->fluid.rho * f->h_ref * f->h_ref * f->h_ref * f->p_ref / (12 * f->fluid.mu);
-    /* the faces face each other: their outward normals oppose (ANCF and rigid mesh faces) */
-    {
-      const TdFilmSurface *ss[2] = {&f->wall, &f->base};
-      PetscReal            sgn[2] = {1, -1};
-      for (PetscInt k = 0; k < 2; k++) {
-        const TdBody    *body = &m->bodies[ss[k]->body];
-        const TdMeshSet *set  = (const TdMeshSet *)ss[k]->set;
-        const TdFilmHit *h    = &f->hits[4 * k];
-        if (ss[k]->kind == TD_FACE_RIGID_CYLINDER || ss[k]->kind == TD_FACE_FREE_CYLINDER || h->face < 0) continue;
-        {
-          /* outward normal from the hit's tangents: r_u x r_v is +axis for faces of xi and zeta,
-             -axis for faces of eta (the (u, v) order of projection.h), times the side */
-          const PetscInt   fa = set->faces[h->face].face;
-          const PetscReal(*t)[2] = h->pt.r_uv;
-          const PetscReal  sign = (fa % 2 ? 1 : -1) * (fa / 2 == 1 ? -1 : 1);
-          PetscReal        out[3], len;
-          (void)body;
-          out[0] = sign * (t[1][0] * t[2][1] - t[2][0] * t[1][1]);
-          out[1] = sign * (t[2][0] * t[0][1] - t[0][0] * t[2][1]);
-          out[2] = sign * (t[0][0] * t[1][1] - t[1][0] * t[0][1]);
-          len    = PetscSqrtReal(vec3_dot(out, out));
-          for (PetscInt d = 0; d < 3; d++) out[d] /= len;
-          if (sgn[k] * vec3_dot(out, f->geometry[0].n[0]) < 0.5)
-            SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the faces %s:%s and %s:%s do not face each other (the %s's outward normal does not point %s the film); choose faces whose outward normals oppose", p, m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face, k ? "base" : "wall", k ? "into" : "across");
-        }
-      }
-    }
-  }
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TdFilmsDestroy(TdModel m)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree(m->film_work));
-  m->film_work_size = 0;
-  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
-    TdFilm *f = &m->films[fi];
-    PetscCall(PetscFree(f->node_normal));
-    PetscCall(TdSurfaceMeshDestroy(&f->surface));
-    PetscCall(PetscFree(f->unknown));
-    PetscCall(PetscFree2(f->theta_unknown, f->theta_old));
-    PetscCall(PetscFree(f->geometry));
-    PetscCall(PetscFree(f->hits));
-    PetscCall(PetscFree(f->node_hits));
-    PetscCall(PetscFree(f->wall.profile_table));
-    PetscCall(PetscFree(f->base.profile_table));
-    PetscCall(PetscFree(f->wall.neighbours));
-    PetscCall(PetscFree(f->base.neighbours));
-  }
-  PetscCall(PetscFree(m->films));
-  PetscCall(PetscFree(m->coupling_qq));
-  PetscCall(PetscFree(m->coupling_qp));
-  PetscCall(PetscFree(m->coupling_qq_offset));
-  PetscCall(PetscFree(m->coupling_qp_offset));
-  PetscFunctionReturn(0);
-}

@@ -1,0 +1,41 @@
+#ifndef TRIBODYN_FILM_PRIVATE_H
+#define TRIBODYN_FILM_PRIVATE_H
+/*
+  What the film's files share (src/model/film*.c): the state of a film point on one bounding
+  surface and the projection that finds it (film_projection.c), used by the assembly and the
+  coupling pattern (film.c) and by the set-up checks (film_create.c).
+*/
+#include "model_private.h"
+#include <tribodyn/vec3.h>
+
+typedef struct {
+  PetscReal r[3], v[3];      /* point and material velocity */
+  PetscReal rate;            /* n . total velocity of the point (F9) */
+  PetscReal prof, prof_rate; /* profile and its rate at the fixed film point */
+  PetscInt  element;         /* ANCF: element of the model, else -1 */
+  PetscInt  face;            /* its local face */
+  PetscReal S[ANCF3843_NSHAPE];
+  PetscReal dS_uv[2][ANCF3843_NSHAPE];
+  PetscBool want_lin;        /* fill lin (ANCF faces) for the coupled Jacobian */
+  FilmFaceLinearization lin;
+  RigidFilmState rigid;      /* a rigid pair's point (F25; on the wall's state): its material points and frame */
+} SurfaceState;
+
+/* The gathered coordinates (FaceGather) and velocities of the face a quad's points last hit on
+   one surface, kept across the quad's Gauss points: they mostly hit the same face, and the
+   iterate does not change within a quad.  e = -1: empty; has_v: v gathered too. */
+typedef struct {
+  PetscInt  e, face;
+  PetscBool has_v;
+  PetscReal q[ANCF3843_NDOF], v[ANCF3843_NDOF];
+} FaceCoordinates;
+
+/* Frame of a film: offset and velocity of its nodes at t (the drive's crank-slider motion, or 0). */
+void TdFilmFrameMotion(TdModel m, const TdFilm *f, PetscReal t, PetscReal c[3], PetscReal cdot[3]);
+/* Projects film point x onto surface s at time t (F6-F9), film_projection.c. */
+PetscErrorCode TdFilmProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, TdFilmHit *hit, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FaceCoordinates *fc, SurfaceState *st, PetscBool *found);
+/* The film state at one film point: h (F7), dh/dt (F9), relative surface velocities (F8),
+   film_projection.c. */
+PetscErrorCode TdFilmPointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FaceCoordinates fc[2], FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok);
+
+#endif
