@@ -54,6 +54,21 @@ def dataset(path, name):
         return np.array(f[name])
 
 
+def rig_histories(path):
+    """The slider-guide rig's histories that runs are compared by: the accelerations of the
+    slider and guide_mid sensors and the film pressure records ("p")."""
+    h = {s: sensor(path, s, "acceleration")[1] for s in ("slider", "guide_mid")}
+    h["p"] = dataset(path, "/films/film/pressure")
+    return h
+
+
+def check_same_histories(checks, a, b, what, bounds=(("slider", 1e-8), ("guide_mid", 1e-8), ("p", 2e-8))):
+    """Checks the rig histories b against a (rig_histories) to relative bounds of a's peaks."""
+    for key, bound in bounds:
+        rel = np.max(np.abs(a[key] - b[key])) / np.max(np.abs(a[key]))
+        checks.true("%s: max rel. difference, %s: %.2e <= %.0e (peak %.3e)" % (key, what, rel, bound, np.max(np.abs(a[key]))), rel <= bound)
+
+
 def rk4(rhs, y0, times, step):
     """A reference solution of y' = rhs(y) at the given times by classical Runge-Kutta with steps
     of at most `step` (independent of tribodyn); returns one row per time."""

@@ -434,7 +434,7 @@ static void SurfaceDerivativesCompute(TdModel m, const SurfaceState *st, PetscRe
   const PetscInt               n = FaceActive(m, st->element, st->face, d->idx);
   d->n                           = n;
   /* lin holds coordinate idx[jj] at jj: packed for the 36 of an axis-aligned cell
-     (ProjectSurface), and idx[jj] = jj for the 96 of a rotated one */
+     (TdFilmProjectSurface), and idx[jj] = jj for the 96 of a rotated one */
   for (PetscInt jj = 0; jj < n; jj++) {
     d->dh[jj]        = ce * (sign * l->dnr_de[jj] + l->dprof_de[jj]);
     d->dhdot[jj]     = ce * (sign * l->drate_de[jj] + l->dprofrate_de[jj]) + cv * (sign * l->drate_dedot[jj] + l->dprofrate_dedot[jj]);

@@ -14,7 +14,7 @@ static const char *const profile_kinds[]    = {"none", "crown", "chamfer", "tabl
 
 /* The faces of a set that share a corner node with each face (TD_FACE_NEIGHBOURS per face, -1
    padded; the first ones found if a corner is shared by more): a film point that leaves its last
-   face has almost always moved onto one of these, so ProjectSurface tries them before it scans
+   face has almost always moved onto one of these, so TdFilmProjectSurface tries them before it scans
    the whole set (a scan per lost point costs O(faces), which made fine surfaces 10x slower per
    quad). */
 static PetscErrorCode FaceNeighbours(const TdMesh *mesh, const TdMeshSet *set, PetscInt **out)

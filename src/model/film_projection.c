@@ -153,7 +153,7 @@ PetscErrorCode TdFilmProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, T
   st->element = -1;
   if (s->kind == TD_FACE_FREE_CYLINDER) {
     /* a free body's cylinder in space (the set-up's probes; the film's passes go through
-       PointState's rigid pair) */
+       TdFilmPointState's rigid pair) */
     PetscReal p[2][3], d[3], len;
     for (PetscInt e = 0; e < 2; e++) TdFreeBodyPoint(body, q, &body->cylinder[3 * e], p[e]);
     for (PetscInt i = 0; i < 3; i++) d[i] = p[1][i] - p[0][i];

@@ -1600,8 +1600,8 @@ static PetscErrorCode BlockNorms(TdSolver s, Vec F, PetscReal nrm[3])
   tolerance (1e-9 per node) lies orders below the bodies' (1e-9 of p_ref x area), and holding the
   whole residual to the smaller one over-solved the body rows; each block's linear residual a
   tenth of its tolerance is what the Newton test needs.  The residual is built (one product with
-  J) only when the preconditioned method's own norm could pass: every block below its bound
-  implies a 2-norm below the bounds' 2-norm.  Time steps only: a static solve (no mass term) of a
+  J) only when the Krylov method's residual norm (the true one, under right preconditioning)
+  could pass: every block below its bound implies a 2-norm below the bounds' 2-norm.  Time steps only: a static solve (no mass term) of a
   stiff, spring-held body is ill-conditioned, and there the over-solving is what makes its
   displacements accurate beyond the Newton test (curved_bodies: 5e-6 relative with the test by
   blocks, against 1e-6 asked); a static solve is also done once, not at every step.

@@ -32,8 +32,7 @@ for n, threads, part in ((1, 1, True), (2, 1, True), (4, 1, True), (1, 2, True),
         coo[n, part] = (off[:n], elem[:n])  # the first pattern of each rank
     if not part:
         n = (n, "slices")
-    res[n, threads] = {s: tdrun.sensor(out, s, "acceleration")[1] for s in ("slider", "guide_mid")}
-    res[n, threads]["p"] = tdrun.dataset(out, "/films/film/pressure")
+    res[n, threads] = tdrun.rig_histories(out)
     if (n, threads) == (1, 1):
         # the film is carried by the drive: its recorded node positions move with the slider
         # (ParaView shows it under the slider), and the XDMF places it by them
