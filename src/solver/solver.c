@@ -649,13 +649,14 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
        residual's (right preconditioning, the default), in the full space (a VI solver solves a
        reduced system) and unless -ksp_atol sets the Krylov tolerance */
     KSPNormType nt;
-    PetscBool   preonly;
+    PetscBool   preonly, usable;
     PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
     PetscCall(KSPGetNormType(ksp, &nt));
-    s->krylov_block_test = !preonly && !s->vi && !s->ksp_atol_given && nt == KSP_NORM_UNPRECONDITIONED ? PETSC_TRUE : PETSC_FALSE;
+    usable               = !s->vi && !s->ksp_atol_given && nt == KSP_NORM_UNPRECONDITIONED ? PETSC_TRUE : PETSC_FALSE;
+    s->krylov_block_test = usable && !preonly ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(TdOptionsBool(NULL, "krylov_block_test", "Krylov solves of time steps stop once each residual block (bodies, films, drives) is below a tenth of its own Newton tolerance (false, and always in static solves: once the whole residual is below a tenth of the smallest); needs right preconditioning and no -ksp_atol", s->krylov_block_test, &s->krylov_block_test, NULL));
     if (s->krylov_block_test) {
-      PetscCheck(!s->vi && !s->ksp_atol_given && nt == KSP_NORM_UNPRECONDITIONED, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_test needs a Krylov method that measures the true residual (right preconditioning: -ksp_pc_side right), the full-space Newton (not a -snes_type vi* solver) and no -ksp_atol; drop it or set -krylov_block_test false");
+      PetscCheck(usable, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_test needs a Krylov method that measures the true residual (right preconditioning: -ksp_pc_side right), the full-space Newton (not a -snes_type vi* solver) and no -ksp_atol; drop it or set -krylov_block_test false");
       if (!s->krylov_default_ctx) {
         PetscCall(KSPConvergedDefaultCreate(&s->krylov_default_ctx));
         PetscCall(VecDuplicate(s->U, &s->krylov_t));
@@ -1601,10 +1602,11 @@ static PetscErrorCode BlockNorms(TdSolver s, Vec F, PetscReal nrm[3])
   whole residual to the smaller one over-solved the body rows; each block's linear residual a
   tenth of its tolerance is what the Newton test needs.  The residual is built (one product with
   J) only when the Krylov method's residual norm (the true one, under right preconditioning)
-  could pass: every block below its bound implies a 2-norm below the bounds' 2-norm.  Time steps only: a static solve (no mass term) of a
-  stiff, spring-held body is ill-conditioned, and there the over-solving is what makes its
-  displacements accurate beyond the Newton test (curved_bodies: 5e-6 relative with the test by
-  blocks, against 1e-6 asked); a static solve is also done once, not at every step.
+  could pass: every block below its bound implies a 2-norm below the bounds' 2-norm.
+  Time steps only: a static solve (no mass term) of a stiff, spring-held body is
+  ill-conditioned, and there the over-solving is what makes its displacements accurate beyond
+  the Newton test (curved_bodies: 5e-6 relative with the test by blocks, against 1e-6 asked); a
+  static solve is also done once, not at every step.
 */
 static PetscErrorCode KrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConvergedReason *reason, void *ctx)
 {
@@ -1680,7 +1682,7 @@ static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, P
       const PetscReal tol_b = PetscMax(s->block_atol[b], s->block_rtol * s->block_norm0[b]);
       thr                   = PetscMin(thr, tol_b);
       s->krylov_block_tol[b] = 0.1 * tol_b;
-      s->krylov_block_tol_norm += PetscSqr(0.1 * tol_b);
+      s->krylov_block_tol_norm += PetscSqr(s->krylov_block_tol[b]);
     }
     s->krylov_block_tol_norm = PetscSqrtReal(s->krylov_block_tol_norm);
     PetscCall(SNESGetKSP(snes, &ksp));
