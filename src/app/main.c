@@ -657,6 +657,14 @@ static PetscErrorCode MergeRestartOptions(MPI_Comm comm, int argc, char **argv, 
   PetscCall(PetscOptionsInsertString(NULL, stored));
   PetscCall(PetscFree(stored));
   {
+    /* PETSc's start-up and diagnostic options act in PetscInitialize, which has run: stored, they
+       would describe the first run's invocation, not the model, and -log_view among them made
+       PetscFinalize fail ("Must use -log_view ... before calling this routine") after the
+       restarted run had finished.  The continuation takes them from its own command line. */
+    static const char *startup[] = {"-log_view", "-log_view_memory", "-log_view_gpu_time", "-log_all", "-log_trace", "-log_exclude", "-log_sync", "-log_summary", "-info", "-info_exclude", "-malloc_debug", "-malloc_dump", "-malloc_view", "-malloc_view_threshold", "-malloc_test", "-memory_view", "-options_left", "-options_view", "-options_monitor", "-help", "-version", "-on_error_abort", "-on_error_attach_debugger", "-start_in_debugger", "-stop_for_debugger", "-fp_trap"};
+    for (size_t i = 0; i < sizeof startup / sizeof startup[0]; i++) PetscCall(PetscOptionsClearValue(NULL, startup[i]));
+  }
+  {
     const char *env = getenv("PETSC_OPTIONS");
     if (env) PetscCall(PetscOptionsInsertString(NULL, env));
   }

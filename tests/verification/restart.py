@@ -14,6 +14,7 @@
    the problem, and the file is left byte for byte as it was.
 6. Lean layout: with the default -output_fields_dt (1 ms), field records at 0, 1, ..., 4 ms, the
    other histories at every -output_dt.
+7. A run profiled with -log_view and continued without it (and then with its own): exit 0.
 """
 import hashlib
 import os
@@ -184,6 +185,21 @@ with h5py.File(lean, "r") as f:
                 len(t) == 81 and np.allclose(tf, [0, 1e-3, 2e-3, 3e-3, 4e-3]) and p.shape == (5, 1681) and len(pm) == 81)
     k = [int(np.argmin(np.abs(t - x))) for x in tf]
     checks.true("p_max at the field records = the max of their pressure fields", np.allclose(pm[k], p[:].max(axis=1), rtol=0, atol=1e-6))
+
+# 7. a run profiled with -log_view, continued: PETSc's start-up options stored in the file belong
+#    to the first invocation (PetscInitialize has run), so the continuation neither inherits them
+#    (PetscFinalize used to fail with "Must use -log_view ...", exit 56, after the run had ended)
+#    nor loses its own -log_view
+profiled, _ = tdrun.run(["-options_file", case, "-t_final", "0.001", "-checkpoint_dt", "0.0005", "-log_view", ":" + os.path.join(work, "log1.txt")], workdir=work, name="profiled")
+proc = restart(profiled, ["-t_final", "0.0015"], expect_ok=False)
+with h5py.File(profiled, "r") as f:
+    status = f.attrs["status"]
+checks.true("a -log_view run continued without it: exit %d, no PETSc error, status '%s'" % (proc.returncode, status),
+            proc.returncode == 0 and "PETSC ERROR" not in proc.stdout + proc.stderr and status == "complete")
+log2 = os.path.join(work, "log2.txt")
+proc = restart(profiled, ["-t_final", "0.002", "-log_view", ":" + log2], expect_ok=False)
+checks.true("... continued again with its own -log_view: exit %d, the profile written (%s)" % (proc.returncode, "SNESSolve" in open(log2).read() if os.path.exists(log2) else "missing"),
+            proc.returncode == 0 and os.path.exists(log2) and "SNESSolve" in open(log2).read())
 
 shutil.rmtree(work, ignore_errors=True)
 checks.finish()
