@@ -75,6 +75,12 @@ struct _p_TdSolver {
   PetscReal    fnorm0, fnorm_best;  /* of the current solve */
   PetscInt     it_best;
   PetscReal    block_atol[3], block_rtol;
+  /* the bodies' rounding floor (EstimateBodyFloor): the residual noise of coordinates known to
+     their last bit, re-measured every TD_FLOOR_PERIOD time steps; the bodies' Newton tolerance
+     is at least twice it */
+  PetscReal    body_floor;
+  PetscInt     floor_steps_left;
+  Vec          floor_u, floor_r;
   PetscBool    ksp_atol_given; /* -ksp_atol given: the Krylov tolerance is not tied to the Newton test */
   /* -krylov_block_test: a Krylov solve stops once each block of its residual is below a tenth of
      that block's Newton tolerance (krylov_block_tol, set at Newton iteration 0) */
