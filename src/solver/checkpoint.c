@@ -55,6 +55,8 @@ enum {
   CK_NEWTON_ITS,
   CK_LINEAR_ITS,
   CK_NRANKS,
+  CK_BODY_FLOOR,       /* from here on absent from the checkpoints of earlier versions */
+  CK_FLOOR_STEPS_LEFT,
   CK_NSCALARS
 };
 
@@ -256,6 +258,8 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   sc[CK_NEWTON_ITS]         = (PetscReal)s->newton_its;
   sc[CK_LINEAR_ITS]         = (PetscReal)s->linear_its;
   sc[CK_NRANKS]             = (PetscReal)size;
+  sc[CK_BODY_FLOOR]         = s->body_floor;
+  sc[CK_FLOOR_STEPS_LEFT]   = (PetscReal)s->floor_steps_left;
   PetscCall(TdOutputCheckpointPutReal(out, "scalars", CK_NSCALARS, sc));
   {
     PetscInt64 *sig;
@@ -372,7 +376,11 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     PetscCall(PetscFree(sig));
   }
   PetscCall(TdCheckpointFileGetReal(cf, "scalars", PETSC_TRUE, &n, &sc));
-  PetscCheck(n >= CK_NSCALARS, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint's scalars hold %" PetscInt_FMT " values, this version reads %d; the file was written by another version of tribodyn", path, n, (int)CK_NSCALARS);
+  PetscCheck(n >= CK_BODY_FLOOR, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint's scalars hold %" PetscInt_FMT " values, this version reads at least %d; the file was written by another version of tribodyn", path, n, (int)CK_BODY_FLOOR);
+  /* the bodies' rounding floor and its schedule, so that the restarted run holds the bodies to
+     the same tolerance (older checkpoints: measured afresh at the first step) */
+  s->body_floor       = n > CK_FLOOR_STEPS_LEFT ? sc[CK_BODY_FLOOR] : 0;
+  s->floor_steps_left = n > CK_FLOOR_STEPS_LEFT ? (PetscInt)sc[CK_FLOOR_STEPS_LEFT] : 0;
   PetscCheck((TdSolveMode)sc[CK_MODE] == TD_MODE_DYNAMIC, s->comm, PETSC_ERR_SUP, "-restart %s: the checkpoint is not of a dynamic run", path);
   s->t                  = sc[CK_T];
   s->dt                 = sc[CK_DT];
