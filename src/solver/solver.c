@@ -1634,17 +1634,18 @@ static PetscErrorCode KrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KSP
   floor (1.25e-6 N over 109 000 coordinates) lay at 0.9 of the bodies' tolerance, and the same
   rig placed 10 m from the origin (ulp 30 times larger) took 14.8 Newton iterations per step
   instead of 1.9, ending its steps by the three-iterations-without-halving rule or halving them.
-  Measured, not modelled: the body residual at U with every coordinate moved by one ulp (signs
-  from a hash of the index, so that the estimate is the same on every run) minus the residual at
-  U is about sqrt(12) times the rms of the half-ulp rounding a converged iterate carries; the
-  Newton test holds the bodies to at least twice that rms.  One extra residual every
-  TD_FLOOR_PERIOD steps (time steps only; static solves keep the floor rule).
+  Measured, not modelled: the body residual at U with every body coordinate moved by one ulp
+  (signs from a hash of its natural index, so that the estimate is the same on any partition and
+  every run) minus the residual at U is about sqrt(12) times the rms of the half-ulp rounding a
+  converged iterate carries; the Newton test holds the bodies to at least twice that rms
+  (BlockTolerance).  One extra residual every TD_FLOOR_PERIOD Newton solves of time steps (a
+  retried step counts); static solves keep the floor rule of ConvergenceTest.
 */
 #define TD_FLOOR_PERIOD 50
 static PetscErrorCode EstimateBodyFloor(TdSolver s, SNES snes, Vec F)
 {
   Vec                U;
-  PetscInt           first, n, off;
+  PetscInt           n, off;
   PetscScalar       *u;
   const PetscScalar *uu;
   PetscReal          nrm[3];
@@ -1658,7 +1659,7 @@ static PetscErrorCode EstimateBodyFloor(TdSolver s, SNES snes, Vec F)
     PetscCall(VecDuplicate(U, &s->floor_r));
   }
   PetscCall(VecCopy(U, s->floor_u));
-  PetscCall(TdSolverOwnedSlice(s, 0, s->model->nfree, &first, &n, &off));
+  PetscCall(TdSolverOwnedSlice(s, 0, s->model->nfree, NULL, &n, &off));
   PetscCall(VecGetArray(s->floor_u, &u));
   for (PetscInt k = 0; k < n; k++) {
     const PetscReal x  = PetscRealPart(u[off + k]);
