@@ -1630,10 +1630,12 @@ static PetscErrorCode KrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KSP
 /*
   The bodies' rounding floor.  ANCF coordinates are absolute positions: a coordinate known to its
   last bit is uncertain by half an ulp, which the stiffness turns into a residual of about
-  K ulp(q)/2 per coordinate, however exact the arithmetic.  At the finest slider-guide level that
-  floor (1.25e-6 N over 109 000 coordinates) lay at 0.9 of the bodies' tolerance, and the same
-  rig placed 10 m from the origin (ulp 30 times larger) took 14.8 Newton iterations per step
-  instead of 1.9, ending its steps by the three-iterations-without-halving rule or halving them.
+  K ulp(q)/2 per coordinate, however exact the arithmetic.  At the finest slider-guide level
+  Newton's body residual stopped falling at 1.25e-6 N (109 000 coordinates), 0.8 of the bodies'
+  fixed tolerance (1.6e-6 N); the paper's rig placed 10 m from the origin (ulp 30 times larger)
+  took 14.8 Newton iterations per step instead of 1.9, ending its steps by the
+  three-iterations-without-halving rule or halving them.  The estimate below gave 6.0e-7 N on the
+  paper's meshes (their residual stops at 6.9e-7 N) and 1.9e-6 N at the finest level.
   Measured, not modelled: the body residual at U with every body coordinate moved by one ulp
   (signs from a hash of its natural index, so that the estimate is the same on any partition and
   every run) minus the residual at U is about sqrt(12) times the rms of the half-ulp rounding a
