@@ -17,10 +17,10 @@ took 14.8 Newton iterations per step over 0-2 ms (7 steps halved) against 1.9.  
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
-
-import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import tdrun  # noqa: E402
@@ -59,7 +59,6 @@ tdrun.check_same_histories(checks, a, b, "moved 10 m against original", bounds=(
 checks.true("floor estimates reported: original %s, moved %s (floor, tolerance)" % (o["floor"][:1], mv["floor"][:1]),
             len(o["floor"]) > 0 and len(mv["floor"]) > 0 and 2 * o["floor"][0][0] < o["floor"][0][1] and 2 * mv["floor"][0][0] > mv["floor"][0][1])
 
-import subprocess  # noqa: E402
 part, _ = tdrun.run(["-options_file", moved, "-t_final", "0.001", "-checkpoint_dt", "0.0005"], workdir=work, name="part")
 info = os.path.join(work, "restart.info")
 proc = subprocess.run([tdrun.EXE, "-restart", part, "-t_final", "0.002", "-progress", "false", "-info", info], capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
@@ -70,4 +69,5 @@ checks.true("moved rig restarted at 1 ms: exit %d, floor measurements after the 
             proc.returncode == 0 and remeasured == 0)
 if proc.returncode == 0:
     tdrun.check_same_histories(checks, b, tdrun.rig_histories(part), "moved, restarted at 1 ms, against uninterrupted", bounds=(("slider", 1e-10), ("guide_mid", 1e-10), ("p", 1e-10)))
+shutil.rmtree(work, ignore_errors=True)
 checks.finish()
