@@ -773,6 +773,20 @@ static void IterateFromUnknowns(TdSolver s, const PetscScalar u[])
   }
 }
 
+/* The iterate of the distributed vector U: U to every rank (Useq, which keeps it), then
+   IterateFromUnknowns. */
+static PetscErrorCode IterateFromVec(TdSolver s, Vec U)
+{
+  const PetscScalar *u;
+  PetscFunctionBegin;
+  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  IterateFromUnknowns(s, u);
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J);
 
 static PetscReal StepTime(TdSolver s) { return s->mode == TD_MODE_DYNAMIC ? s->t + s->step_dt : s->t; }
@@ -1561,15 +1575,7 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
   PetscCall(VecDestroy(&Up));
   PetscCall(VecDestroy(&Rp));
   PetscCall(VecDestroy(&Rm));
-  /* restore the iterate of U */
-  {
-    const PetscScalar *u;
-    PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecGetArrayRead(s->Useq, &u));
-    IterateFromUnknowns(s, u);
-    PetscCall(VecRestoreArrayRead(s->Useq, &u));
-  }
+  PetscCall(IterateFromVec(s, U)); /* restore the iterate of U */
   s->in_test = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
@@ -1649,7 +1655,6 @@ static PetscErrorCode EstimateBodyFloor(TdSolver s, SNES snes, Vec F)
   Vec                U;
   PetscInt           n, off;
   PetscScalar       *u;
-  const PetscScalar *uu;
   PetscReal          nrm[3];
   const PetscBool    jac_ready = s->film_jac_ready;
   TdFilmHit        **hits, **node_hits;
@@ -1693,11 +1698,7 @@ static PetscErrorCode EstimateBodyFloor(TdSolver s, SNES snes, Vec F)
   s->body_floor = nrm[0] / PetscSqrtReal(12.0);
   /* back to the iterate U (the state arrays, and the film Jacobian its first residual filled) */
   s->film_jac_ready = jac_ready;
-  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecGetArrayRead(s->Useq, &uu));
-  IterateFromUnknowns(s, uu);
-  PetscCall(VecRestoreArrayRead(s->Useq, &uu));
+  PetscCall(IterateFromVec(s, U));
   PetscCall(PetscInfo(snes, "bodies' rounding floor %g (tolerance %g)\n", (double)s->body_floor, (double)s->block_atol[0]));
   PetscFunctionReturn(0);
 }
@@ -1818,10 +1819,8 @@ static PetscErrorCode GetMultipliers(TdSolver s)
 {
   const PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(IterateFromVec(s, s->U));
   PetscCall(VecGetArrayRead(s->Useq, &u));
-  IterateFromUnknowns(s, u);
   for (PetscInt c = 0; c < s->model->nrows; c++) s->lambda[c] = s->row_scale * u[s->model->row_offset + c];
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
   PetscFunctionReturn(0);
