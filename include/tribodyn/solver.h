@@ -128,6 +128,12 @@ struct _p_TdSolver {
   Mat          film_block;        /* J_ff of the last Jacobian */
   PC           film_pc;           /* its LU */
   Vec          film_t, film_dz;   /* film-sized work vectors */
+  /* -krylov_recycle (krylov_recycle.c): kept pairs J U~ = Q and pending ones (z, J z) */
+  PetscInt     recycle_max, recycle_n, recycle_pending, recycle_it;
+  Vec         *recycle_q, *recycle_u, *recycle_pz, *recycle_pc, recycle_t;
+  Vec          recycle_last;      /* the preconditioner's last output (not owned) */
+  Mat          Jop;               /* the Krylov operator: J's product that keeps the pairs */
+  PetscScalar *recycle_coef;
   PetscBool    restored_ksp;      /* a restart: the next reuse decision takes restored_lits and */
   PetscInt     restored_lits, restored_kreason; /* ... restored_kreason as the last Krylov solve's */
   /* film pressure predictor: the start of a step extrapolates this rank's film unknowns

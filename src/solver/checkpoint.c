@@ -57,6 +57,8 @@ enum {
   CK_NRANKS,
   CK_BODY_FLOOR,       /* from here on absent from the checkpoints of earlier versions */
   CK_FLOOR_STEPS_LEFT,
+  CK_RECYCLE_PENDING,  /* from here on absent from the checkpoints of earlier versions */
+  CK_RECYCLE_IT,
   CK_NSCALARS
 };
 
@@ -146,13 +148,12 @@ static void NodeRange(PetscInt nn, PetscMPIInt rank, PetscMPIInt size, PetscInt 
 }
 
 /* A per-rank array (keys, or else reals: isint) as one checkpoint array of the ranks' parts in
-   rank order, each written by its rank, and <name>_counts (pc_coo_values: pc_coo_counts), the
-   parts' lengths, which a restart on as many ranks hands back out. */
-static PetscErrorCode PutPerRank(TdSolver s, TdOutput out, const char name[], PetscInt n, PetscBool isint, const PetscInt64 keys[], const PetscReal vals[])
+   rank order, each written by its rank, and counts_name, the parts' lengths, which a restart on
+   as many ranks hands back out. */
+static PetscErrorCode PutPerRank(TdSolver s, TdOutput out, const char name[], const char counts_name[], PetscInt n, PetscBool isint, const PetscInt64 keys[], const PetscReal vals[])
 {
   PetscMPIInt rank, size, mine = (PetscMPIInt)n, *cnt = NULL;
   PetscInt64 *counts = NULL;
-  char        cname[64];
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
@@ -161,8 +162,7 @@ static PetscErrorCode PutPerRank(TdSolver s, TdOutput out, const char name[], Pe
   if (rank == 0) PetscCall(PetscMalloc2(size, &cnt, size, &counts));
   PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, s->comm));
   for (PetscMPIInt r = 0; rank == 0 && r < size; r++) counts[r] = cnt[r];
-  PetscCall(PetscSNPrintf(cname, sizeof cname, "%s_counts", isint ? name : "pc_coo"));
-  PetscCall(TdOutputCheckpointPutInt(out, cname, rank ? 0 : size, counts));
+  PetscCall(TdOutputCheckpointPutInt(out, counts_name, rank ? 0 : size, counts));
   if (rank == 0) PetscCall(PetscFree2(cnt, counts));
   PetscFunctionReturn(0);
 }
@@ -248,6 +248,8 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   sc[CK_GUESS_DT]           = s->guess_dt;
   sc[CK_HAVE_PRESSURE_RATE] = s->have_pressure_rate ? 1 : 0;
   sc[CK_PC_READY]           = s->pc_ready ? 1 : 0;
+  sc[CK_RECYCLE_PENDING]    = (PetscReal)s->recycle_pending;
+  sc[CK_RECYCLE_IT]         = (PetscReal)s->recycle_it;
   sc[CK_PC_MODE]            = (PetscReal)s->pc_mode;
   sc[CK_PC_DT]              = s->pc_dt;
   sc[CK_JACOBIAN_DT]        = s->jacobian_dt;
@@ -328,9 +330,25 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
       PetscCall(PetscFree(er));
     }
     /* each rank writes its own part (parallel HDF5), rank 0 the parts' lengths */
-    PetscCall(PutPerRank(s, out, "coupling_qq", m->ncoupling_qq, PETSC_TRUE, m->coupling_qq, NULL));
-    PetscCall(PutPerRank(s, out, "coupling_qp", m->ncoupling_qp, PETSC_TRUE, m->coupling_qp, NULL));
-    PetscCall(PutPerRank(s, out, "pc_coo_values", s->pc_ready && s->npc_coo_v == s->ncoo ? (PetscInt)s->ncoo : 0, PETSC_FALSE, NULL, s->pc_coo_v));
+    PetscCall(PutPerRank(s, out, "coupling_qq", "coupling_qq_counts", m->ncoupling_qq, PETSC_TRUE, m->coupling_qq, NULL));
+    PetscCall(PutPerRank(s, out, "coupling_qp", "coupling_qp_counts", m->ncoupling_qp, PETSC_TRUE, m->coupling_qp, NULL));
+    PetscCall(PutPerRank(s, out, "pc_coo_values", "pc_coo_counts", s->pc_ready && s->npc_coo_v == s->ncoo ? (PetscInt)s->ncoo : 0, PETSC_FALSE, NULL, s->pc_coo_v));
+    {
+      /* the last Krylov solve's pairs (krylov_recycle.c): [z_0, J z_0, z_1, ...], this rank's
+         entries of each */
+      PetscInt   nlocal, np = s->recycle_pending;
+      PetscReal *pairs;
+      PetscCall(VecGetLocalSize(s->U, &nlocal));
+      PetscCall(PetscMalloc1(PetscMax(2 * np * nlocal, 1), &pairs));
+      for (PetscInt k = 0; k < 2 * np; k++) {
+        const PetscScalar *x;
+        PetscCall(VecGetArrayRead(k % 2 ? s->recycle_pc[k / 2] : s->recycle_pz[k / 2], &x));
+        for (PetscInt i = 0; i < nlocal; i++) pairs[k * nlocal + i] = PetscRealPart(x[i]);
+        PetscCall(VecRestoreArrayRead(k % 2 ? s->recycle_pc[k / 2] : s->recycle_pz[k / 2], &x));
+      }
+      PetscCall(PutPerRank(s, out, "recycle_pairs", "recycle_counts", 2 * np * nlocal, PETSC_FALSE, NULL, pairs));
+      PetscCall(PetscFree(pairs));
+    }
   }
   if (s->njfo) {
     /* the JFO rows' branches at the factorisation: a branch that changes calls for a new one */
@@ -365,6 +383,7 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   PetscMPIInt size;
   PetscReal  *sc, *v;
   PetscInt    n;
+  PetscInt    nsc;
   PetscBool   same_ranks;
   char        name[128];
   PetscFunctionBegin;
@@ -376,6 +395,7 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     PetscCall(PetscFree(sig));
   }
   PetscCall(TdCheckpointFileGetReal(cf, "scalars", PETSC_TRUE, &n, &sc));
+  nsc = n;
   PetscCheck(n >= CK_BODY_FLOOR, s->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint's scalars hold %" PetscInt_FMT " values, this version reads at least %d; the file was written by another version of tribodyn", path, n, (int)CK_BODY_FLOOR);
   /* the bodies' rounding floor and its schedule, so that the restarted run holds the bodies to
      the same tolerance (older checkpoints: measured afresh at the first step) */
@@ -525,6 +545,34 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     PetscCall(TdFilmsCouplingUpdate(m, s->t, s->q, s->v, &changed, NULL));
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, s->comm));
     if (changed) PetscCall(TdSolverBuildJacobian(s));
+  }
+  /* the last Krylov solve's pairs (krylov_recycle.c), after the factorisation above (which
+     drops them); on another partition, or from an older checkpoint, none */
+  PetscCall(TdSolverRecycleReset(s));
+  s->recycle_it = -1;
+  if (s->recycle_max && same_ranks && nsc > CK_RECYCLE_IT && s->pc_ready) {
+    PetscReal  *vals;
+    PetscInt64 *counts, off, cnt;
+    PetscInt    nc, nlocal, np = (PetscInt)sc[CK_RECYCLE_PENDING];
+    PetscBool   okr;
+    PetscCall(VecGetLocalSize(s->U, &nlocal));
+    PetscCall(TdCheckpointFileGetReal(cf, "recycle_pairs", PETSC_TRUE, &n, &vals));
+    PetscCall(TdCheckpointFileGetInt(cf, "recycle_counts", PETSC_TRUE, &nc, &counts));
+    PetscCall(RankSlice(s->comm, nc, counts, &off, &cnt, &okr));
+    PetscCall(PetscFree(counts));
+    okr = okr && np <= s->recycle_max && cnt == (PetscInt64)2 * np * nlocal ? PETSC_TRUE : PETSC_FALSE;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &okr, 1, MPIU_BOOL, MPI_LAND, s->comm));
+    if (okr) {
+      for (PetscInt k = 0; k < 2 * np; k++) {
+        PetscScalar *x;
+        PetscCall(VecGetArray(k % 2 ? s->recycle_pc[k / 2] : s->recycle_pz[k / 2], &x));
+        for (PetscInt i = 0; i < nlocal; i++) x[i] = vals[off + k * nlocal + i];
+        PetscCall(VecRestoreArray(k % 2 ? s->recycle_pc[k / 2] : s->recycle_pz[k / 2], &x));
+      }
+      s->recycle_pending = np;
+      s->recycle_it      = (PetscInt)sc[CK_RECYCLE_IT];
+    }
+    PetscCall(PetscFree(vals));
   }
   s->restored_ksp     = PETSC_TRUE;
   s->restored_lits    = (PetscInt)sc[CK_LAST_LITS];

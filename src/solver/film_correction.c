@@ -45,6 +45,7 @@ static PetscErrorCode KeptFactor(PC shell)
   PetscCall(PCSetReusePreconditioner(s->kept_lu, PETSC_FALSE));
   PetscCall(PCSetUp(s->kept_lu));
   PetscCall(PCSetReusePreconditioner(s->kept_lu, PETSC_TRUE));
+  PetscCall(TdSolverRecycleReset(s)); /* M is J now */
   {
     /* a failed factorisation fails the Krylov solve (KSP_DIVERGED_PC_FAILED), as the plain LU
        would: Newton then retries the step with a fresh factorisation, then halves it */
@@ -56,14 +57,14 @@ static PetscErrorCode KeptFactor(PC shell)
 }
 
 /* z = B_old^{-1} r, then z_f += J_ff^{-1} (r_f - J_f z) */
-static PetscErrorCode KeptThenFilm(PC shell, Vec r, Vec z)
+static PetscErrorCode KeptThenFilmInner(void *ctx, Vec r, Vec z)
 {
-  TdSolver s;
+  TdSolver s = (TdSolver)ctx;
   Vec      rf, zf;
   PetscFunctionBegin;
-  PetscCall(PCShellGetContext(shell, &s));
-  PetscCheck(s->film_pc, s->comm, PETSC_ERR_ORDER, "The film-block correction was applied before a Jacobian was assembled");
   PetscCall(PCApply(s->kept_lu, r, z));
+  if (!s->film_correction) PetscFunctionReturn(0);
+  PetscCheck(s->film_pc, s->comm, PETSC_ERR_ORDER, "The film-block correction was applied before a Jacobian was assembled");
   PetscCall(PetscLogEventBegin(TD_FilmBlockApply, 0, 0, 0, 0));
   PetscCall(MatMult(s->film_rows, z, s->film_t));
   PetscCall(VecGetSubVector(r, s->film_is, &rf));
@@ -74,6 +75,16 @@ static PetscErrorCode KeptThenFilm(PC shell, Vec r, Vec z)
   PetscCall(VecAXPY(zf, 1.0, s->film_dz));
   PetscCall(VecRestoreSubVector(z, s->film_is, &zf));
   PetscCall(PetscLogEventEnd(TD_FilmBlockApply, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* with -krylov_recycle, the kept pairs' correction around it (krylov_recycle.c) */
+static PetscErrorCode KeptThenFilm(PC shell, Vec r, Vec z)
+{
+  TdSolver s;
+  PetscFunctionBegin;
+  PetscCall(PCShellGetContext(shell, &s));
+  PetscCall(TdSolverRecycleApply(s, KeptThenFilmInner, s, r, z));
   PetscFunctionReturn(0);
 }
 
@@ -95,7 +106,7 @@ static PetscErrorCode KeptThenFilmView(PC shell, PetscViewer viewer)
 PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp)
 {
   PC        pc;
-  PetscBool islu, given, preonly;
+  PetscBool islu, given, preonly, film;
   PetscInt  lo, hi, nfilm;
   PetscFunctionBegin;
   nfilm = s->model->row_offset - s->model->nfree;
@@ -108,23 +119,28 @@ PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp)
     s->film_correction = nfilm > 0 && nfilm >= min_unknowns && (s->ncp || s->njfo) ? PETSC_TRUE : PETSC_FALSE;
   }
   PetscCall(TdOptionsBool(NULL, "film_block_correction", "precondition with the kept LU of the whole Jacobian followed by a fresh LU of its film block: the film rows that change branch (cavitation) cost no Krylov iterations and force fewer whole factorisations; default from -film_block_correction_min", s->film_correction, &s->film_correction, NULL));
-  if (!s->film_correction) PetscFunctionReturn(0);
+  PetscCall(TdSolverRecycleSetFromOptions(s));
+  if (!s->film_correction && !s->recycle_max) PetscFunctionReturn(0);
   if (!film_events_registered) {
     PetscCall(PetscLogEventRegister("TdFilmBlockLU", PC_CLASSID, &TD_FilmBlockFactor));
     PetscCall(PetscLogEventRegister("TdFilmBlockApply", PC_CLASSID, &TD_FilmBlockApply));
     film_events_registered = PETSC_TRUE;
   }
-  PetscCheck(nfilm > 0, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_correction needs a film: this model has no film unknowns");
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-film_block_correction", &given));
+  PetscCheck(!given || !s->film_correction || nfilm > 0, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_correction needs a film: this model has no film unknowns");
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &islu));
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-film_block_correction", &given));
   if (!islu || preonly || !s->pc_reuse_ok) {
     /* another preconditioner or a direct solve: the correction belongs to the kept LU only */
-    PetscCheck(!given, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_correction corrects the kept LU of the default Newton-Krylov solver: it does not combine with -pc_type other than lu, -ksp_type preonly, a VI solver or -refactor_its 0");
+    PetscCheck(!given || !s->film_correction, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_correction corrects the kept LU of the default Newton-Krylov solver: it does not combine with -pc_type other than lu, -ksp_type preonly, a VI solver or -refactor_its 0");
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-krylov_recycle", &given));
+    PetscCheck(!given || !s->recycle_max, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_recycle corrects the kept LU of the default Newton-Krylov solver: it does not combine with -pc_type other than lu, -ksp_type preonly, a VI solver or -refactor_its 0; set -krylov_recycle 0");
     s->film_correction = PETSC_FALSE;
+    s->recycle_max     = 0;
     PetscFunctionReturn(0);
   }
+  film = s->film_correction;
   {
     /* the inner LU: the KSP's LU as configured (solver type, -pc_factor_ options) */
     MatSolverType st;
@@ -145,14 +161,15 @@ PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp)
   PetscCall(PCShellSetSetUp(pc, KeptFactor));
   PetscCall(PCShellSetApply(pc, KeptThenFilm));
   PetscCall(PCShellSetView(pc, KeptThenFilmView));
-  PetscCall(PCShellSetName(pc, "kept LU + film block"));
-  {
+  PetscCall(PCShellSetName(pc, film ? "kept LU + film block" : "kept LU"));
+  if (film) {
     PetscInt first, n;
     PetscCall(TdSolverFilmSlice(s, &first, &n, NULL));
     PetscCall(ISCreateStride(s->comm, n, first, 1, &s->film_is));
+    PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+    PetscCall(ISCreateStride(s->comm, hi - lo, lo, 1, &s->all_is));
   }
-  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
-  PetscCall(ISCreateStride(s->comm, hi - lo, lo, 1, &s->all_is));
+  PetscCall(TdSolverRecycleSetUp(s));
   PetscFunctionReturn(0);
 }
 

@@ -242,6 +242,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       PetscCall(PCReset(pc));
     }
     PetscCall(TdSolverFilmCorrectionReset(s));
+    PetscCall(TdSolverRecycleReset(s));
     s->pc_ready = PETSC_FALSE;
     PetscCall(PetscFree2(ci, cj));
     PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->coo_v));
@@ -281,7 +282,7 @@ PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[])
   }
   PetscCall(PetscArraycpy(s->pc_coo_v, v, s->ncoo));
   PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(KSPSetOperators(ksp, s->J, s->J));
+  PetscCall(KSPSetOperators(ksp, s->Jop ? s->Jop : s->J, s->J));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetUp(pc));
   PetscFunctionReturn(0);
@@ -467,17 +468,21 @@ static PetscErrorCode ConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, P
 static PetscErrorCode KrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConvergedReason *reason, void *ctx);
 
 /*
-  Initial guess of each Krylov solve (KSP pre-solve hook; the KSP takes a nonzero guess).  The
-  predictor's error changes smoothly from step to step, and so does the Newton correction that
-  removes it: the first Newton iteration of a step starts GMRES from the last step's correction,
-  so that GMRES only has to find their difference; every other solve starts from zero.
+  The start of each Krylov solve (KSP pre-solve hook).  Its initial guess, when the KSP takes a
+  nonzero one (-newton_initial_guess): the predictor's error changes smoothly from step to step,
+  and so does the Newton correction that removes it, so the first Newton iteration of a step
+  starts GMRES from the last step's correction and GMRES only has to find their difference;
+  every other solve starts from zero.  With -krylov_recycle, the last solve's pairs are taken
+  into the preconditioner (krylov_recycle.c).
 */
-static PetscErrorCode KrylovInitialGuess(KSP ksp, Vec b, Vec x, void *ctx)
+static PetscErrorCode KrylovPreSolve(KSP ksp, Vec b, Vec x, void *ctx)
 {
   TdSolver s = (TdSolver)ctx;
   PetscInt it;
   PetscFunctionBegin;
   PetscCall(SNESGetIterationNumber(s->snes, &it));
+  PetscCall(TdSolverRecycleCommit(s, it));
+  if (!s->newton_guess) PetscFunctionReturn(0);
   if (it == 0 && s->have_guess && s->mode == TD_MODE_DYNAMIC && s->guess_dt == s->step_dt && !s->in_test) PetscCall(VecCopy(s->Uguess, x));
   else PetscCall(VecZeroEntries(x));
   PetscFunctionReturn(0);
@@ -625,14 +630,13 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
       s->pc_reuse_ok = !preonly && !s->vi && s->refactor_its > 0 ? PETSC_TRUE : PETSC_FALSE;
       PetscCall(TdOptionsBool(NULL, "newton_initial_guess", "start the first Krylov solve of each step from the last step's Newton correction (false: from zero)", PETSC_TRUE, &s->newton_guess, NULL));
       if (preonly || s->vi) s->newton_guess = PETSC_FALSE; /* a direct solve needs no guess; a VI solver changes the system's size */
-      if (s->newton_guess) {
-        PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
-        PetscCall(KSPSetPreSolve(ksp, KrylovInitialGuess, s));
-      }
+      if (s->newton_guess) PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
     }
   }
-  /* cavitating films: the kept LU corrected by the film block (film_correction.c) */
+  /* the kept LU's shell: corrected by the film block for cavitating films
+     (film_correction.c), by the last solve's pairs (krylov_recycle.c) */
   PetscCall(TdSolverFilmCorrectionSetUp(s, ksp));
+  if (s->newton_guess || s->recycle_max) PetscCall(KSPSetPreSolve(ksp, KrylovPreSolve, s));
   PetscCall(KSPGetPC(ksp, &pc));
   /* -pc_type fieldsplit: the named blocks; fieldsplit, gamg or ml: the bodies' rigid-body
      modes as the near-null space (preconditioner.c) */
@@ -678,6 +682,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(VecDestroy(&s->krylov_t));
   PetscCall(VecDestroy(&s->krylov_r));
   PetscCall(TdSolverFilmCorrectionDestroy(s));
+  PetscCall(TdSolverRecycleDestroy(s));
   PetscCall(MatDestroy(&s->J));
   PetscCall(VecDestroy(&s->U));
   PetscCall(VecDestroy(&s->R));

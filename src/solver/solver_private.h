@@ -25,5 +25,15 @@ PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp);
 PetscErrorCode TdSolverFilmCorrectionUpdate(TdSolver s, Mat P);
 PetscErrorCode TdSolverFilmCorrectionReset(TdSolver s);
 PetscErrorCode TdSolverFilmCorrectionDestroy(TdSolver s);
+/* -krylov_recycle (krylov_recycle.c): kept pairs (z, J z) of earlier preconditioner
+   applications as a two-level correction of the kept LU.  Apply wraps M^{-1} = apply(ctx);
+   Commit takes the last solve's pairs in (at the start of a solve); Reset drops them (a new
+   factorisation). */
+PetscErrorCode TdSolverRecycleSetFromOptions(TdSolver s);
+PetscErrorCode TdSolverRecycleSetUp(TdSolver s);
+PetscErrorCode TdSolverRecycleApply(TdSolver s, PetscErrorCode (*apply)(void *, Vec, Vec), void *ctx, Vec r, Vec z);
+PetscErrorCode TdSolverRecycleCommit(TdSolver s, PetscInt it);
+PetscErrorCode TdSolverRecycleReset(TdSolver s);
+PetscErrorCode TdSolverRecycleDestroy(TdSolver s);
 
 #endif

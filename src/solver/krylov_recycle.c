@@ -1,0 +1,148 @@
+/*
+  Recycled Krylov directions for the kept LU (-krylov_recycle, solver.h).
+
+  Why.  Between factorisations the preconditioner M is the LU of an older Jacobian.  As the
+  Jacobian J drifts, J M^{-1} moves away from the identity and GMRES needs more iterations per
+  solve (after a factorisation 1, then 2, 3, 4, 5 on the finest slider-guide level).  The
+  directions in which M^{-1} errs change slowly from step to step; GMRES finds them again in
+  every solve.
+
+  What.  Each preconditioner application z = P^{-1} r is a pair (z, J z) that tells how J acts.
+  Kept pairs, orthonormalised in their images (J U~ = Q, Q^T Q = I), make the two-level
+  preconditioner
+      P^{-1} r = U~ Q^T r + M^{-1} (r - Q Q^T r),
+  exact on span(Q): J P^{-1} q = q there.  The pairs of one solve are taken into U~ and Q at the
+  start of the next (GMRES needs a fixed preconditioner within a solve); all are dropped when
+  M is factored anew (M then is J) and when the space is full.  Pairs of an older Jacobian in
+  the kept set only make P less exact: the operator stays J, so the Newton step is unchanged.
+
+  Cost: one product J z per application (about a fifth of a triangular solve of the kept LU)
+  and 2 k vector operations of the k kept pairs.
+*/
+#include <tribodyn/solver.h>
+#include "solver_private.h"
+#include <tribodyn/options.h>
+
+/* The Krylov operator: J's product, which also keeps (z, J z) when z is the preconditioner's
+   last output (right-preconditioned GMRES multiplies each z = P^{-1} v by J next) */
+static PetscErrorCode RecordedMult(Mat A, Vec x, Vec y)
+{
+  TdSolver s;
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &s));
+  PetscCall(MatMult(s->J, x, y));
+  if (x == s->recycle_last && s->recycle_pending < s->recycle_max) {
+    PetscCall(VecCopy(x, s->recycle_pz[s->recycle_pending]));
+    PetscCall(VecCopy(y, s->recycle_pc[s->recycle_pending]));
+    s->recycle_pending++;
+  }
+  s->recycle_last = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverRecycleSetFromOptions(TdSolver s)
+{
+  PetscFunctionBegin;
+  s->recycle_max = 8;
+  PetscCall(TdOptionsInt(NULL, "krylov_recycle", "Newton-Krylov with a kept LU: at most this many pairs (z, J z) of the last Krylov solve correct the kept LU in the next, from one single-iteration Newton step to the next (0: none)", s->recycle_max, &s->recycle_max, NULL));
+  PetscCheck(s->recycle_max >= 0, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_recycle must be 0 (none) or a positive number of kept pairs, not %" PetscInt_FMT, s->recycle_max);
+  PetscFunctionReturn(0);
+}
+
+/* the Krylov operator that keeps the pairs, and their vectors */
+PetscErrorCode TdSolverRecycleSetUp(TdSolver s)
+{
+  PetscInt nlocal;
+  PetscFunctionBegin;
+  if (!s->recycle_max) PetscFunctionReturn(0);
+  PetscCall(VecGetLocalSize(s->U, &nlocal));
+  PetscCall(MatCreateShell(s->comm, nlocal, nlocal, s->N, s->N, s, &s->Jop));
+  PetscCall(MatShellSetOperation(s->Jop, MATOP_MULT, (void (*)(void))RecordedMult));
+  PetscCall(SNESSetJacobian(s->snes, s->Jop, s->J, TdSolverJacobian, s));
+  PetscCall(VecDuplicateVecs(s->U, s->recycle_max, &s->recycle_q));
+  PetscCall(VecDuplicateVecs(s->U, s->recycle_max, &s->recycle_u));
+  PetscCall(VecDuplicateVecs(s->U, s->recycle_max, &s->recycle_pz));
+  PetscCall(VecDuplicateVecs(s->U, s->recycle_max, &s->recycle_pc));
+  PetscCall(PetscMalloc1(s->recycle_max, &s->recycle_coef));
+  PetscCall(VecDuplicate(s->U, &s->recycle_t));
+  PetscFunctionReturn(0);
+}
+
+/* drops every kept and pending pair */
+PetscErrorCode TdSolverRecycleReset(TdSolver s)
+{
+  PetscFunctionBegin;
+  s->recycle_n       = 0;
+  s->recycle_pending = 0;
+  s->recycle_last    = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* The last solve's pairs, orthonormalised in their images (Gram-Schmidt twice): U~ and Q with
+   J U~ = Q for that solve's J.  At the start of a solve, Newton iteration it of its step: only
+   from one first iteration to the next (the last step took one Newton iteration); else the
+   Jacobian has moved too far from the pairs' (cavitation fronts, impacts), and they cost more
+   iterations than they save. */
+PetscErrorCode TdSolverRecycleCommit(TdSolver s, PetscInt it)
+{
+  PetscBool use;
+  PetscFunctionBegin;
+  if (!s->recycle_max) PetscFunctionReturn(0);
+  use             = it == 0 && s->recycle_it == 0 ? PETSC_TRUE : PETSC_FALSE;
+  s->recycle_it   = it;
+  s->recycle_n    = 0;
+  if (!use) s->recycle_pending = 0;
+  for (PetscInt p = 0; p < s->recycle_pending; p++) {
+    Vec       c = s->recycle_q[s->recycle_n], z = s->recycle_u[s->recycle_n];
+    PetscReal c0, rho;
+    PetscCall(VecCopy(s->recycle_pz[p], z));
+    PetscCall(VecCopy(s->recycle_pc[p], c));
+    PetscCall(VecNorm(c, NORM_2, &c0));
+    if (!(c0 > 0)) continue;
+    for (PetscInt pass = 0; pass < 2 && s->recycle_n; pass++) {
+      PetscCall(VecMDot(c, s->recycle_n, s->recycle_q, s->recycle_coef));
+      for (PetscInt k = 0; k < s->recycle_n; k++) s->recycle_coef[k] = -s->recycle_coef[k];
+      PetscCall(VecMAXPY(c, s->recycle_n, s->recycle_coef, s->recycle_q));
+      PetscCall(VecMAXPY(z, s->recycle_n, s->recycle_coef, s->recycle_u));
+    }
+    PetscCall(VecNorm(c, NORM_2, &rho));
+    if (rho <= 1e-3 * c0) continue; /* (nearly) in the span already */
+    PetscCall(VecScale(c, 1 / rho));
+    PetscCall(VecScale(z, 1 / rho));
+    s->recycle_n++;
+  }
+  s->recycle_pending = 0;
+  PetscFunctionReturn(0);
+}
+
+/* z = U~ Q^T r + M^{-1}(r - Q Q^T r), M^{-1} = apply(ctx) */
+PetscErrorCode TdSolverRecycleApply(TdSolver s, PetscErrorCode (*apply)(void *, Vec, Vec), void *ctx, Vec r, Vec z)
+{
+  PetscFunctionBegin;
+  if (s->recycle_n) {
+    PetscCall(VecMDot(r, s->recycle_n, s->recycle_q, s->recycle_coef));
+    PetscCall(VecCopy(r, s->recycle_t));
+    for (PetscInt k = 0; k < s->recycle_n; k++) s->recycle_coef[k] = -s->recycle_coef[k];
+    PetscCall(VecMAXPY(s->recycle_t, s->recycle_n, s->recycle_coef, s->recycle_q));
+    PetscCall(apply(ctx, s->recycle_t, z));
+    for (PetscInt k = 0; k < s->recycle_n; k++) s->recycle_coef[k] = -s->recycle_coef[k];
+    PetscCall(VecMAXPY(z, s->recycle_n, s->recycle_coef, s->recycle_u));
+  } else PetscCall(apply(ctx, r, z));
+  s->recycle_last = s->recycle_max ? z : NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverRecycleDestroy(TdSolver s)
+{
+  PetscFunctionBegin;
+  if (s->recycle_q) {
+    PetscCall(VecDestroyVecs(s->recycle_max, &s->recycle_q));
+    PetscCall(VecDestroyVecs(s->recycle_max, &s->recycle_u));
+    PetscCall(VecDestroyVecs(s->recycle_max, &s->recycle_pz));
+    PetscCall(VecDestroyVecs(s->recycle_max, &s->recycle_pc));
+    PetscCall(PetscFree(s->recycle_coef));
+    PetscCall(VecDestroy(&s->recycle_t));
+  }
+  PetscCall(MatDestroy(&s->Jop));
+  PetscFunctionReturn(0);
+}
