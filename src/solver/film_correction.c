@@ -19,10 +19,9 @@
   current correction), so the rows that changed branch no longer cost a Krylov iteration each.
   The operator stays J: the Newton step is unchanged, only the iterations to reach it are fewer.
 
-  How.  A PCSHELL in the KSP's place.  Its set-up factors the whole Jacobian into the kept LU
-  (an inner PCLU that reads the -pc_factor_ options), so the kept-LU logic of solver.c (the
-  SNES preconditioner lag) decides when, as before; J_f and J_ff's factor are refreshed from
-  every Jacobian (TdSolverFilmCorrectionUpdate).
+  How.  The second stage of the kept LU's shell (kept_lu.c), which factors the whole Jacobian
+  when the kept-LU logic of solver.c (the SNES preconditioner lag) decides; J_f and J_ff's factor
+  are refreshed from every Jacobian (TdSolverFilmCorrectionUpdate).
 */
 #include <tribodyn/solver.h>
 #include "solver_private.h"
@@ -32,37 +31,46 @@
 static PetscLogEvent TD_FilmBlockFactor, TD_FilmBlockApply;
 static PetscBool     film_events_registered = PETSC_FALSE;
 
-/* set-up of the shell: the kept LU of the whole Jacobian */
-static PetscErrorCode KeptFactor(PC shell)
+PetscErrorCode TdSolverFilmCorrectionSetFromOptions(TdSolver s)
 {
-  TdSolver s;
-  Mat      A, P;
+  PetscInt nfilm = s->model->row_offset - s->model->nfree;
   PetscFunctionBegin;
-  PetscCall(PCShellGetContext(shell, &s));
-  PetscCall(PCGetOperators(shell, &A, &P));
-  PetscCall(PCSetOperators(s->kept_lu, A, P));
-  /* factored here only: PCApply would refactor a changed matrix unless told to reuse */
-  PetscCall(PCSetReusePreconditioner(s->kept_lu, PETSC_FALSE));
-  PetscCall(PCSetUp(s->kept_lu));
-  PetscCall(PCSetReusePreconditioner(s->kept_lu, PETSC_TRUE));
-  PetscCall(TdSolverRecycleReset(s)); /* M is J now */
   {
-    /* a failed factorisation fails the Krylov solve (KSP_DIVERGED_PC_FAILED), as the plain LU
-       would: Newton then retries the step with a fresh factorisation, then halves it */
-    PCFailedReason reason;
-    PetscCall(PCGetFailedReason(s->kept_lu, &reason));
-    PetscCall(PCSetFailedReason(shell, reason));
+    /* default: on for cavitating films of at least -film_block_correction_min unknowns; below,
+       the whole LU is cheap and the extra stage costs more than the factorisations it saves
+       (measured on the paper's case and a 4x refined one, README) */
+    PetscInt min_unknowns = 5000;
+    PetscCall(TdOptionsInt(NULL, "film_block_correction_min", "default of -film_block_correction: on for cavitating (Swift-Stieber or JFO) films of at least this many unknowns in all", min_unknowns, &min_unknowns, NULL));
+    s->film_correction = nfilm > 0 && nfilm >= min_unknowns && (s->ncp || s->njfo) ? PETSC_TRUE : PETSC_FALSE;
   }
+  PetscCall(TdOptionsBool(NULL, "film_block_correction", "precondition with the kept LU of the whole Jacobian followed by a fresh LU of its film block: the film rows that change branch (cavitation) cost no Krylov iterations and force fewer whole factorisations; default from -film_block_correction_min", s->film_correction, &s->film_correction, NULL));
+  PetscCheck(!s->film_correction || nfilm > 0, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_correction needs a film: this model has no film unknowns");
   PetscFunctionReturn(0);
 }
 
-/* z = B_old^{-1} r, then z_f += J_ff^{-1} (r_f - J_f z) */
-static PetscErrorCode KeptThenFilmInner(void *ctx, Vec r, Vec z)
+/* the index sets of the film block (once the kept LU's shell is in place) */
+PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s)
 {
-  TdSolver s = (TdSolver)ctx;
-  Vec      rf, zf;
+  PetscInt first, n, lo, hi;
   PetscFunctionBegin;
-  PetscCall(PCApply(s->kept_lu, r, z));
+  if (!s->film_correction) PetscFunctionReturn(0);
+  if (!film_events_registered) {
+    PetscCall(PetscLogEventRegister("TdFilmBlockLU", PC_CLASSID, &TD_FilmBlockFactor));
+    PetscCall(PetscLogEventRegister("TdFilmBlockApply", PC_CLASSID, &TD_FilmBlockApply));
+    film_events_registered = PETSC_TRUE;
+  }
+  PetscCall(TdSolverFilmSlice(s, &first, &n, NULL));
+  PetscCall(ISCreateStride(s->comm, n, first, 1, &s->film_is));
+  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+  PetscCall(ISCreateStride(s->comm, hi - lo, lo, 1, &s->all_is));
+  PetscFunctionReturn(0);
+}
+
+/* after z = B_old^{-1} r: z_f += J_ff^{-1} (r_f - J_f z) */
+PetscErrorCode TdSolverFilmCorrectionApply(TdSolver s, Vec r, Vec z)
+{
+  Vec rf, zf;
+  PetscFunctionBegin;
   if (!s->film_correction) PetscFunctionReturn(0);
   PetscCheck(s->film_pc, s->comm, PETSC_ERR_ORDER, "The film-block correction was applied before a Jacobian was assembled");
   PetscCall(PetscLogEventBegin(TD_FilmBlockApply, 0, 0, 0, 0));
@@ -75,101 +83,6 @@ static PetscErrorCode KeptThenFilmInner(void *ctx, Vec r, Vec z)
   PetscCall(VecAXPY(zf, 1.0, s->film_dz));
   PetscCall(VecRestoreSubVector(z, s->film_is, &zf));
   PetscCall(PetscLogEventEnd(TD_FilmBlockApply, 0, 0, 0, 0));
-  PetscFunctionReturn(0);
-}
-
-/* with -krylov_recycle, the kept pairs' correction around it (krylov_recycle.c) */
-static PetscErrorCode KeptThenFilm(PC shell, Vec r, Vec z)
-{
-  TdSolver s;
-  PetscFunctionBegin;
-  PetscCall(PCShellGetContext(shell, &s));
-  PetscCall(TdSolverRecycleApply(s, KeptThenFilmInner, s, r, z));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode KeptThenFilmView(PC shell, PetscViewer viewer)
-{
-  TdSolver  s;
-  PetscBool ascii;
-  PetscFunctionBegin;
-  PetscCall(PCShellGetContext(shell, &s));
-  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "tribodyn -film_block_correction: the kept LU of the whole Jacobian, then a fresh LU of its film block\n"));
-  PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PCView(s->kept_lu, viewer));
-  if (s->film_pc) PetscCall(PCView(s->film_pc, viewer));
-  PetscCall(PetscViewerASCIIPopTab(viewer));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp)
-{
-  PC        pc;
-  PetscBool islu, given, preonly, film;
-  PetscInt  lo, hi, nfilm;
-  PetscFunctionBegin;
-  nfilm = s->model->row_offset - s->model->nfree;
-  {
-    /* default: on for cavitating films of at least -film_block_correction_min unknowns; below,
-       the whole LU is cheap and the extra stage costs more than the factorisations it saves
-       (measured on the paper's case and a 4x refined one, README) */
-    PetscInt min_unknowns = 5000;
-    PetscCall(TdOptionsInt(NULL, "film_block_correction_min", "default of -film_block_correction: on for cavitating (Swift-Stieber or JFO) films of at least this many unknowns in all", min_unknowns, &min_unknowns, NULL));
-    s->film_correction = nfilm > 0 && nfilm >= min_unknowns && (s->ncp || s->njfo) ? PETSC_TRUE : PETSC_FALSE;
-  }
-  PetscCall(TdOptionsBool(NULL, "film_block_correction", "precondition with the kept LU of the whole Jacobian followed by a fresh LU of its film block: the film rows that change branch (cavitation) cost no Krylov iterations and force fewer whole factorisations; default from -film_block_correction_min", s->film_correction, &s->film_correction, NULL));
-  PetscCall(TdSolverRecycleSetFromOptions(s));
-  if (!s->film_correction && !s->recycle_max) PetscFunctionReturn(0);
-  if (!film_events_registered) {
-    PetscCall(PetscLogEventRegister("TdFilmBlockLU", PC_CLASSID, &TD_FilmBlockFactor));
-    PetscCall(PetscLogEventRegister("TdFilmBlockApply", PC_CLASSID, &TD_FilmBlockApply));
-    film_events_registered = PETSC_TRUE;
-  }
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-film_block_correction", &given));
-  PetscCheck(!given || !s->film_correction || nfilm > 0, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_correction needs a film: this model has no film unknowns");
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &islu));
-  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
-  if (!islu || preonly || !s->pc_reuse_ok) {
-    /* another preconditioner or a direct solve: the correction belongs to the kept LU only */
-    PetscCheck(!given || !s->film_correction, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_correction corrects the kept LU of the default Newton-Krylov solver: it does not combine with -pc_type other than lu, -ksp_type preonly, a VI solver or -refactor_its 0");
-    PetscCall(PetscOptionsHasName(NULL, NULL, "-krylov_recycle", &given));
-    PetscCheck(!given || !s->recycle_max, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_recycle corrects the kept LU of the default Newton-Krylov solver: it does not combine with -pc_type other than lu, -ksp_type preonly, a VI solver or -refactor_its 0; set -krylov_recycle 0");
-    s->film_correction = PETSC_FALSE;
-    s->recycle_max     = 0;
-    PetscFunctionReturn(0);
-  }
-  film = s->film_correction;
-  {
-    /* the inner LU: the KSP's LU as configured (solver type, -pc_factor_ options) */
-    MatSolverType st;
-    const char   *prefix;
-    char          solver_type[64];
-    PetscCall(PCFactorGetMatSolverType(pc, &st));
-    PetscCall(PetscStrncpy(solver_type, st ? st : MATSOLVERMUMPSSINGLE, sizeof(solver_type)));
-    PetscCall(PCGetOptionsPrefix(pc, &prefix));
-    PetscCall(PCCreate(s->comm, &s->kept_lu));
-    PetscCall(PCSetType(s->kept_lu, PCLU));
-    PetscCall(PCSetOptionsPrefix(s->kept_lu, prefix));
-    PetscCall(PCFactorSetMatSolverType(s->kept_lu, solver_type));
-    PetscCall(PCSetFromOptions(s->kept_lu));
-  }
-  PetscCall(PCReset(pc)); /* a factor may exist already (the initial accelerations) */
-  PetscCall(PCSetType(pc, PCSHELL));
-  PetscCall(PCShellSetContext(pc, s));
-  PetscCall(PCShellSetSetUp(pc, KeptFactor));
-  PetscCall(PCShellSetApply(pc, KeptThenFilm));
-  PetscCall(PCShellSetView(pc, KeptThenFilmView));
-  PetscCall(PCShellSetName(pc, film ? "kept LU + film block" : "kept LU"));
-  if (film) {
-    PetscInt first, n;
-    PetscCall(TdSolverFilmSlice(s, &first, &n, NULL));
-    PetscCall(ISCreateStride(s->comm, n, first, 1, &s->film_is));
-    PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
-    PetscCall(ISCreateStride(s->comm, hi - lo, lo, 1, &s->all_is));
-  }
-  PetscCall(TdSolverRecycleSetUp(s));
   PetscFunctionReturn(0);
 }
 
@@ -234,7 +147,6 @@ PetscErrorCode TdSolverFilmCorrectionReset(TdSolver s)
   PetscCall(PCDestroy(&s->film_pc));
   PetscCall(VecDestroy(&s->film_t));
   PetscCall(VecDestroy(&s->film_dz));
-  if (s->kept_lu) PetscCall(PCReset(s->kept_lu));
   PetscFunctionReturn(0);
 }
 
@@ -242,7 +154,6 @@ PetscErrorCode TdSolverFilmCorrectionDestroy(TdSolver s)
 {
   PetscFunctionBegin;
   PetscCall(TdSolverFilmCorrectionReset(s));
-  PetscCall(PCDestroy(&s->kept_lu));
   PetscCall(ISDestroy(&s->film_is));
   PetscCall(ISDestroy(&s->all_is));
   PetscFunctionReturn(0);

@@ -241,8 +241,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       PetscCall(KSPGetPC(ksp, &pc));
       PetscCall(PCReset(pc));
     }
-    PetscCall(TdSolverFilmCorrectionReset(s));
-    PetscCall(TdSolverRecycleReset(s));
+    PetscCall(TdSolverKeptLUReset(s));
     s->pc_ready = PETSC_FALSE;
     PetscCall(PetscFree2(ci, cj));
     PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->coo_v));
@@ -635,7 +634,7 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   }
   /* the kept LU's shell: corrected by the film block for cavitating films
      (film_correction.c), by the last solve's pairs (krylov_recycle.c) */
-  PetscCall(TdSolverFilmCorrectionSetUp(s, ksp));
+  PetscCall(TdSolverKeptLUSetUp(s, ksp));
   if (s->newton_guess || s->recycle_max) PetscCall(KSPSetPreSolve(ksp, KrylovPreSolve, s));
   PetscCall(KSPGetPC(ksp, &pc));
   /* -pc_type fieldsplit: the named blocks; fieldsplit, gamg or ml: the bodies' rigid-body
@@ -681,8 +680,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   if (s->krylov_default_ctx) PetscCall(KSPConvergedDefaultDestroy(s->krylov_default_ctx));
   PetscCall(VecDestroy(&s->krylov_t));
   PetscCall(VecDestroy(&s->krylov_r));
-  PetscCall(TdSolverFilmCorrectionDestroy(s));
-  PetscCall(TdSolverRecycleDestroy(s));
+  PetscCall(TdSolverKeptLUDestroy(s));
   PetscCall(MatDestroy(&s->J));
   PetscCall(VecDestroy(&s->U));
   PetscCall(VecDestroy(&s->R));

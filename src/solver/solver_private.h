@@ -18,17 +18,26 @@ PetscErrorCode TdSolverLastKrylov(TdSolver s, PetscInt *lits, KSPConvergedReason
    [nfree, row_offset). */
 PetscErrorCode TdSolverOwnedSlice(TdSolver s, PetscInt begin, PetscInt end, PetscInt *first, PetscInt *n, PetscInt *offset);
 PetscErrorCode TdSolverFilmSlice(TdSolver s, PetscInt *first, PetscInt *n, PetscInt *offset);
-/* -film_block_correction (film_correction.c).  SetUp reads the option and, when it is on, turns
-   the KSP's LU into a shell (the kept LU, then a fresh film-block LU); Update factors the film
+/* The kept LU's shell (kept_lu.c): SetUp reads -film_block_correction and -krylov_recycle and,
+   when either is on, turns the KSP's LU into a shell (the kept LU, the film stage, the recycled
+   pairs); Reset drops the factor and what depends on the pattern (a pattern change); Destroy
+   frees all. */
+PetscErrorCode TdSolverKeptLUSetUp(TdSolver s, KSP ksp);
+PetscErrorCode TdSolverKeptLUReset(TdSolver s);
+PetscErrorCode TdSolverKeptLUDestroy(TdSolver s);
+/* -film_block_correction (film_correction.c): SetFromOptions reads it; SetUp makes the film
+   block's index sets; Apply adds the film stage to z = B_old^{-1} r; Update factors the film
    block of each Jacobian; Reset drops the block after a pattern change; Destroy frees all. */
-PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s, KSP ksp);
+PetscErrorCode TdSolverFilmCorrectionSetFromOptions(TdSolver s);
+PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s);
+PetscErrorCode TdSolverFilmCorrectionApply(TdSolver s, Vec r, Vec z);
 PetscErrorCode TdSolverFilmCorrectionUpdate(TdSolver s, Mat P);
 PetscErrorCode TdSolverFilmCorrectionReset(TdSolver s);
 PetscErrorCode TdSolverFilmCorrectionDestroy(TdSolver s);
-/* -krylov_recycle (krylov_recycle.c): kept pairs (z, J z) of earlier preconditioner
-   applications as a two-level correction of the kept LU.  Apply wraps M^{-1} = apply(ctx);
-   Commit takes the last solve's pairs in (at the start of a solve); Reset drops them (a new
-   factorisation). */
+/* -krylov_recycle (krylov_recycle.c): kept pairs (z, J z) of the last Krylov solve as a
+   two-level correction of the kept LU.  SetUp makes the Krylov operator that keeps the pairs;
+   Apply wraps M^{-1} = apply(ctx); Commit takes the last solve's pairs in at the start of a
+   solve (Newton iteration it); Reset drops them (a new factorisation or pattern). */
 PetscErrorCode TdSolverRecycleSetFromOptions(TdSolver s);
 PetscErrorCode TdSolverRecycleSetUp(TdSolver s);
 PetscErrorCode TdSolverRecycleApply(TdSolver s, PetscErrorCode (*apply)(void *, Vec, Vec), void *ctx, Vec r, Vec z);
