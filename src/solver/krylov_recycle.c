@@ -1,23 +1,29 @@
 /*
-  Recycled Krylov directions for the kept LU (-krylov_recycle, solver.h).
+  Recycled Krylov directions for the kept LU (-krylov_recycle; formulation.md §6, linear solves).
 
   Why.  Between factorisations the preconditioner M is the LU of an older Jacobian.  As the
   Jacobian J drifts, J M^{-1} moves away from the identity and GMRES needs more iterations per
-  solve (after a factorisation 1, then 2, 3, 4, 5 on the finest slider-guide level).  The
-  directions in which M^{-1} errs change slowly from step to step; GMRES finds them again in
-  every solve.
+  solve (on the finest slider-guide level, settled: 1 after a factorisation, then 2, 3 and 4 per
+  step).  The directions in which M^{-1} errs change little from one step to the next, and
+  GMRES finds them again in every solve.
 
-  What.  Each preconditioner application z = P^{-1} r is a pair (z, J z) that tells how J acts.
-  Kept pairs, orthonormalised in their images (J U~ = Q, Q^T Q = I), make the two-level
-  preconditioner
+  What.  Right-preconditioned GMRES multiplies each preconditioned vector z = P^{-1} v by J: a
+  pair (z, J z) that tells how J acts, for free.  The Krylov operator (Jop, a shell around J)
+  keeps up to recycle_max such pairs of a solve.  At the start of the next solve they are
+  orthonormalised in their images (J U~ = Q, Q^T Q = I) and make the two-level preconditioner
       P^{-1} r = U~ Q^T r + M^{-1} (r - Q Q^T r),
-  exact on span(Q): J P^{-1} q = q there.  The pairs of one solve are taken into U~ and Q at the
-  start of the next (GMRES needs a fixed preconditioner within a solve); all are dropped when
-  M is factored anew (M then is J) and when the space is full.  Pairs of an older Jacobian in
-  the kept set only make P less exact: the operator stays J, so the Newton step is unchanged.
+  exact on span(Q) for the Jacobian they were formed with: J P^{-1} q = q there.  GMRES needs
+  a fixed preconditioner within a solve, hence pairs pass from one solve to the next only.
+  They pass only from one first Newton iteration to the next, i.e. when the last step took one
+  Newton iteration: across a step's iterations, or after a step that took several (an impact, a
+  moving cavitation front), the Jacobian moves too far and stale pairs cost more iterations
+  than they save (on the finest level's cavitating steps, 7 more factorisations in 20 steps).
+  A new factorisation drops them (M then is J).  The operator stays J, so the Newton step is
+  unchanged.  The pending pairs and the last solve's Newton iteration are checkpointed
+  (checkpoint.c), so that a restart stays exact.
 
-  Cost: one product J z per application (about a fifth of a triangular solve of the kept LU)
-  and 2 k vector operations of the k kept pairs.
+  Cost: two vector copies per application, the Gram-Schmidt of the pairs once per solve, and
+  2 k vector operations per application with k pairs kept.
 */
 #include <tribodyn/solver.h>
 #include "solver_private.h"
