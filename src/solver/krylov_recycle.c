@@ -17,7 +17,7 @@
   They pass only from one first Newton iteration to the next, i.e. when the last step took one
   Newton iteration: across a step's iterations, or after a step that took several (an impact, a
   moving cavitation front), the Jacobian moves too far and stale pairs cost more iterations
-  than they save (on the finest level's cavitating steps, 7 more factorisations in 20 steps).
+  than they save (on 20 cavitating steps of the finest level, 3 to 7 more factorisations).
   A new factorisation drops them (M then is J).  The operator stays J, so the Newton step is
   unchanged.  The pending pairs and the last solve's Newton iteration are checkpointed
   (checkpoint.c), so that a restart stays exact.
