@@ -377,6 +377,23 @@ static PetscErrorCode RankSlice(MPI_Comm comm, PetscInt ncounts, const PetscInt6
   PetscFunctionReturn(0);
 }
 
+/* A per-rank array of reals written by PutPerRank: *vals (the whole array; the caller frees it)
+   and this rank's offset in it.  *ok, the same on every rank, is true when the counts are for
+   this many ranks and every rank's part has the length it expects (expect). */
+static PetscErrorCode GetPerRankReal(TdSolver s, TdCheckpointFile cf, const char name[], const char counts_name[], PetscInt64 expect, PetscReal **vals, PetscInt64 *off, PetscBool *ok)
+{
+  PetscInt64 *counts, cnt;
+  PetscInt    n, nc;
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointFileGetReal(cf, name, PETSC_TRUE, &n, vals));
+  PetscCall(TdCheckpointFileGetInt(cf, counts_name, PETSC_TRUE, &nc, &counts));
+  PetscCall(RankSlice(s->comm, nc, counts, off, &cnt, ok));
+  PetscCall(PetscFree(counts));
+  *ok = *ok && cnt == expect ? PETSC_TRUE : PETSC_FALSE;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, ok, 1, MPIU_BOOL, MPI_LAND, s->comm));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const char path[])
 {
   TdModel     m = s->model;
@@ -517,12 +534,7 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     PetscCall(PetscFree(keys[1]));
     if (ok && sc[CK_PC_READY] != 0) {
       PetscReal *vals;
-      PetscCall(TdCheckpointFileGetReal(cf, "pc_coo_values", PETSC_TRUE, &n, &vals));
-      PetscCall(TdCheckpointFileGetInt(cf, "pc_coo_counts", PETSC_TRUE, &nc, &counts));
-      PetscCall(RankSlice(s->comm, nc, counts, &off, &cnt, &okr));
-      PetscCall(PetscFree(counts));
-      okr = okr && cnt == (PetscInt64)s->ncoo ? PETSC_TRUE : PETSC_FALSE;
-      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &okr, 1, MPIU_BOOL, MPI_LAND, s->comm));
+      PetscCall(GetPerRankReal(s, cf, "pc_coo_values", "pc_coo_counts", (PetscInt64)s->ncoo, &vals, &off, &okr));
       if (okr) {
         PetscCall(TdSolverFactorStored(s, vals + off));
         s->pc_ready = PETSC_TRUE;
@@ -550,18 +562,13 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
      drops them); on another partition, or from an older checkpoint, none */
   PetscCall(TdSolverRecycleReset(s));
   s->recycle_it = -1;
-  if (s->recycle_max && same_ranks && nsc > CK_RECYCLE_IT && s->pc_ready) {
+  if (s->recycle_max && same_ranks && nsc > CK_RECYCLE_IT && s->pc_ready && (PetscInt)sc[CK_RECYCLE_PENDING] <= s->recycle_max) {
     PetscReal  *vals;
-    PetscInt64 *counts, off, cnt;
-    PetscInt    nc, nlocal, np = (PetscInt)sc[CK_RECYCLE_PENDING];
+    PetscInt64  off;
+    PetscInt    nlocal, np = (PetscInt)sc[CK_RECYCLE_PENDING];
     PetscBool   okr;
     PetscCall(VecGetLocalSize(s->U, &nlocal));
-    PetscCall(TdCheckpointFileGetReal(cf, "recycle_pairs", PETSC_TRUE, &n, &vals));
-    PetscCall(TdCheckpointFileGetInt(cf, "recycle_counts", PETSC_TRUE, &nc, &counts));
-    PetscCall(RankSlice(s->comm, nc, counts, &off, &cnt, &okr));
-    PetscCall(PetscFree(counts));
-    okr = okr && np <= s->recycle_max && cnt == (PetscInt64)2 * np * nlocal ? PETSC_TRUE : PETSC_FALSE;
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &okr, 1, MPIU_BOOL, MPI_LAND, s->comm));
+    PetscCall(GetPerRankReal(s, cf, "recycle_pairs", "recycle_counts", (PetscInt64)2 * np * nlocal, &vals, &off, &okr));
     if (okr) {
       for (PetscInt k = 0; k < 2 * np; k++) {
         PetscScalar *x;

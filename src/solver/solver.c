@@ -281,7 +281,12 @@ PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[])
   }
   PetscCall(PetscArraycpy(s->pc_coo_v, v, s->ncoo));
   PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(KSPSetOperators(ksp, s->Jop ? s->Jop : s->J, s->J));
+  {
+    /* the operators the SNES hands its KSP (the Krylov operator may be a shell around J) */
+    Mat A, P;
+    PetscCall(SNESGetJacobian(s->snes, &A, &P, NULL, NULL));
+    PetscCall(KSPSetOperators(ksp, A, P));
+  }
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetUp(pc));
   PetscFunctionReturn(0);
