@@ -4,13 +4,16 @@ the same sensor and pressure histories (to Newton's tolerances) and the same New
 on 1 and 2 ranks.  They do what they are for: in single-iteration Newton steps (here the slider
 settled on its film after the hammer blow has died away) GMRES needs fewer iterations per solve,
 because the last solve's pairs (z, J z) make the kept LU exact on their span.  A broken
-correction (a wrong U~ or Q) would cost iterations instead.  Bad input is refused with a message
-naming the option."""
+correction (a wrong U~ or Q) would cost iterations instead.  A restart from a checkpoint taken
+while the pairs are in use repeats the uninterrupted run exactly (the pairs are checkpointed).
+Bad input is refused with a message naming the option."""
 import os
 import re
+import subprocess
 import sys
 
 import h5py
+import numpy as np
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import tdrun
 
@@ -20,12 +23,13 @@ checks = tdrun.Checks("Recycled Krylov directions: same histories, fewer Krylov 
 # 0-15 ms: the hammer blow is over at 10 ms; with the film-block correction on (the default of
 # finer films) the settled steps after it take one Newton iteration each
 settled = ["-t_final", "15e-3", "-film_block_correction", "true"]
-res, its, late = {}, {}, {}
+res, its, late, outs = {}, {}, {}, {}
 for name, nproc, k in (("none", 1, "0"), ("recycled", 1, "8"), ("recycled_np2", 2, "8")):
     out, proc = tdrun.run(["-options_file", case] + settled + ["-krylov_recycle", k], nproc=nproc, name=name)
     m = re.search(r"(\d+) Newton iterations .* (\d+) Krylov iterations", proc.stdout)
     its[name] = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
     res[name] = tdrun.rig_histories(out)
+    outs[name] = out
     with h5py.File(out, "r") as f:
         tt, lin = f["time"][:].ravel(), f["solver/linear_iterations"][:].ravel()
     late[name] = int(lin[tt > 10.001e-3].sum())
@@ -43,6 +47,21 @@ checks.true("on 2 ranks after 10 ms: %d Krylov iterations, at least 10 %% fewer 
             0 < late["recycled_np2"] <= 0.9 * late["none"])
 checks.true("Krylov iterations over 0-15 ms: %d recycled, not more than %d without" % (its["recycled"][1], its["none"][1]),
             0 < its["recycled"][1] <= its["none"][1])
+# the pairs are checkpointed: a run stopped at 12 ms (settled, the pairs in use) and continued
+# to 15 ms repeats the uninterrupted run (one rank: exactly, the Krylov counts included).  With
+# the pairs dropped at the restart the Krylov counts of the continued steps differed.
+part, _ = tdrun.run(["-options_file", case] + settled[2:] + ["-krylov_recycle", "8", "-t_final", "12e-3", "-checkpoint_dt", "6e-3"], name="part")
+proc = subprocess.run([tdrun.EXE, "-restart", part, "-t_final", "15e-3", "-progress", "false"], capture_output=True, text=True,
+                      env=dict(os.environ, OMP_NUM_THREADS="1"))
+cont = tdrun.rig_histories(part) if proc.returncode == 0 else None
+with h5py.File(part, "r") as f:
+    lin_cont = f["solver/linear_iterations"][:].ravel()
+with h5py.File(outs["recycled"], "r") as f:
+    lin_ref = f["solver/linear_iterations"][:].ravel()
+worst = max(float(np.max(np.abs(res["recycled"][k] - cont[k])) / np.max(np.abs(res["recycled"][k]))) for k in res["recycled"]) if cont else float("inf")
+checks.true("restart at 12 ms, continued to 15 ms: exit %d, histories within %.1e <= 1e-10 of the uninterrupted run, Krylov counts per record equal: %s"
+            % (proc.returncode, worst, lin_cont.shape == lin_ref.shape and bool(np.all(lin_cont == lin_ref))),
+            proc.returncode == 0 and worst <= 1e-10 and lin_cont.shape == lin_ref.shape and bool(np.all(lin_cont == lin_ref)))
 _, proc = tdrun.run(["-options_file", case, "-t_final", "1e-4", "-krylov_recycle", "-1"], expect_ok=False, name="bad_count")
 checks.true("-krylov_recycle -1: exit %d, the message names the option" % proc.returncode,
             proc.returncode != 0 and "-krylov_recycle" in proc.stdout + proc.stderr)
