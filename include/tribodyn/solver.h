@@ -154,6 +154,20 @@ PetscErrorCode TdSolverInitialize(TdSolver solver);
    blocks bodies, films and drives; fieldsplit, gamg and ml get the bodies' rigid-body modes in
    ANCF coordinates as the near-null space. */
 PetscErrorCode TdSolverSetUpPreconditioner(TdSolver s, PC pc);
+/* The preconditioner type ancf_amg (ancf_amg.c): algebraic multigrid on the bodies' coordinates
+   with every ANCF node a block of 12 (clamped slots as decoupled rows) and the rigid-body modes
+   as near-null space; for -pc_type fieldsplit's bodies block or a model of bodies alone.
+   Register makes the type known to PETSc; Use names the solver whose Jacobian it
+   preconditions (TdSolverSetFromOptions), Forget drops it (TdSolverDestroy). */
+#define PCANCFAMG "ancf_amg"
+PetscErrorCode TdAncfAMGRegister(void);
+PetscErrorCode TdSolverAncfAMGUse(TdSolver s);
+PetscErrorCode TdSolverAncfAMGForget(TdSolver s);
+/* Rigid-body mode k (0-2 translations x, y, z; 3-5 rotations about x, y, z) at slot 0..11 of a
+   node with reference coordinates x12 (preconditioner.c, ancf_amg.c); and the modified
+   Gram-Schmidt that makes n such vectors orthonormal, as MatNullSpaceCreate expects. */
+PetscReal      TdRigidModeValue(const PetscReal x12[TD_NODE_DOF], PetscInt slot, PetscInt k);
+PetscErrorCode TdOrthonormalize(PetscInt n, Vec v[]);
 /* Advances from t to t + dt (halving on Newton failure, up to max_halvings). */
 PetscErrorCode TdSolverStep(TdSolver solver, PetscReal dt);
 /* Static equilibrium at load factor s (from the current state), halving the increment on failure. */

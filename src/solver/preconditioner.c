@@ -38,33 +38,12 @@ static PetscErrorCode RigidModes(TdSolver s, Vec modes[6])
     PetscCall(VecGetArray(modes[k], &v[k]));
   }
   for (PetscInt k = 0; k < hi - lo && s->owned[k] < m->nfree; k++) { /* owned: ascending */
-    const PetscInt   c = full_of_free[s->owned[k]], node = c / TD_NODE_DOF, slot = c % TD_NODE_DOF;
-    const PetscInt   comp = slot % 3;            /* x, y or z component */
-    const PetscReal *x    = &m->q_ref[TD_NODE_DOF * node + 3 * (slot / 3)]; /* r or a slope */
-    /* translations: positions only */
-    if (slot < 3) v[comp][k] = 1;
-    /* rotation about axis a: (e_a x x)_comp */
-    for (PetscInt a = 0; a < 3; a++) {
-      const PetscInt  b = (a + 1) % 3, d = (a + 2) % 3; /* e_a x e_b = e_d, e_a x e_d = -e_b */
-      PetscReal       w = 0;
-      if (comp == d) w = x[b];
-      else if (comp == b) w = -x[d];
-      v[3 + a][k] = w;
-    }
+    const PetscInt c = full_of_free[s->owned[k]], node = c / TD_NODE_DOF;
+    for (PetscInt j = 0; j < 6; j++) v[j][k] = TdRigidModeValue(&m->q_ref[TD_NODE_DOF * node], c % TD_NODE_DOF, j);
   }
   for (PetscInt k = 0; k < 6; k++) PetscCall(VecRestoreArray(modes[k], &v[k]));
   PetscCall(PetscFree(full_of_free));
-  /* orthonormal, as MatNullSpaceCreate expects (modified Gram-Schmidt) */
-  for (PetscInt k = 0; k < 6; k++) {
-    PetscReal nrm;
-    for (PetscInt j = 0; j < k; j++) {
-      PetscScalar dot;
-      PetscCall(VecDot(modes[k], modes[j], &dot));
-      PetscCall(VecAXPY(modes[k], -dot, modes[j]));
-    }
-    PetscCall(VecNormalize(modes[k], &nrm));
-    PetscCheck(nrm > 0, s->comm, PETSC_ERR_PLIB, "rigid-body mode %" PetscInt_FMT " vanishes: the model has no free body coordinates", k);
-  }
+  PetscCall(TdOrthonormalize(6, modes));
   PetscFunctionReturn(0);
 }
 

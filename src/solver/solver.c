@@ -535,6 +535,9 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
        every Krylov iteration; it preconditions as well as the double one.  On several ranks too:
        2 ranks, lubricated 0-5 ms, a solve 1.95 ms against 2.9 ms for MUMPS's double factor */
     PetscCall(TdMumpsSingleRegister());
+    /* -pc_type ancf_amg, -fieldsplit_bodies_pc_type ancf_amg (ancf_amg.c) */
+    PetscCall(TdAncfAMGRegister());
+    PetscCall(TdSolverAncfAMGUse(s));
     PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPSSINGLE));
   }
   PetscCall(SNESSetMaxLinearSolveFailures(s->snes, 0));
@@ -682,6 +685,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscFunctionBegin;
   if (!s) PetscFunctionReturn(0);
   PetscCall(SNESDestroy(&s->snes));
+  PetscCall(TdSolverAncfAMGForget(s));
   if (s->krylov_default_ctx) PetscCall(KSPConvergedDefaultDestroy(s->krylov_default_ctx));
   PetscCall(VecDestroy(&s->krylov_t));
   PetscCall(VecDestroy(&s->krylov_r));
