@@ -163,6 +163,13 @@ PetscErrorCode TdSolverSetUpPreconditioner(TdSolver s, PC pc);
 PetscErrorCode TdAncfAMGRegister(void);
 PetscErrorCode TdSolverAncfAMGUse(TdSolver s);
 PetscErrorCode TdSolverAncfAMGForget(TdSolver s);
+/* The preconditioner type coupled_blocks (coupled_blocks.c): the whole Jacobian by blocks, the
+   bodies by ancf_amg, the films by LU of their block (block Gauss-Seidel), the drives' rows by
+   the Schur complement of that approximation.  Register, Use and Forget as for ancf_amg. */
+#define PCCOUPLEDBLOCKS "coupled_blocks"
+PetscErrorCode TdCoupledBlocksRegister(void);
+PetscErrorCode TdSolverCoupledBlocksUse(TdSolver s);
+PetscErrorCode TdSolverCoupledBlocksForget(TdSolver s);
 /* Rigid-body mode k (0-2 translations x, y, z; 3-5 rotations about x, y, z) at slot 0..11 of a
    node with reference coordinates x12 (preconditioner.c, ancf_amg.c); and the modified
    Gram-Schmidt that makes n such vectors orthonormal, as MatNullSpaceCreate expects. */

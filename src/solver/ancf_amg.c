@@ -126,7 +126,7 @@ static PetscErrorCode BuildAugmented(PC pc, PC_AncfAMG *d)
   PetscCall(MatGetSize(P, &M, NULL));
   PetscCall(MatGetOwnershipRange(P, &rstart, &rend));
   d->nloc = rend - rstart;
-  PetscCheck(M == m->nfree, comm, PETSC_ERR_USER_INPUT, "-pc_type ancf_amg works on the bodies' coordinates: the bodies block of -pc_type fieldsplit (-fieldsplit_bodies_pc_type ancf_amg) or the whole Jacobian of a model of bodies alone; this operator has %" PetscInt_FMT " rows, the bodies %" PetscInt_FMT, M, m->nfree);
+  PetscCheck(M == m->nfree, comm, PETSC_ERR_USER_INPUT, "-pc_type ancf_amg works on the bodies' coordinates: the bodies block of -pc_type fieldsplit (-fieldsplit_bodies_pc_type ancf_amg) or the whole Jacobian of a model of bodies alone (a model with films or drives: -pc_type coupled_blocks); this operator has %" PetscInt_FMT " rows, the bodies %" PetscInt_FMT, M, m->nfree);
   for (PetscInt r = 0; r < d->nloc; r++) PetscCheck(s->owned[r] < m->nfree, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ancf_amg: row %" PetscInt_FMT " of this rank is not a body coordinate", r);
   /* each body unknown's rank: U's numbering is rank after rank, bodies first in each rank's
      range, so the operator's global index of natural unknown i is its rank's first row of the

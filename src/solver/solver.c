@@ -538,6 +538,9 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
     /* -pc_type ancf_amg, -fieldsplit_bodies_pc_type ancf_amg (ancf_amg.c) */
     PetscCall(TdAncfAMGRegister());
     PetscCall(TdSolverAncfAMGUse(s));
+    /* -pc_type coupled_blocks (coupled_blocks.c) */
+    PetscCall(TdCoupledBlocksRegister());
+    PetscCall(TdSolverCoupledBlocksUse(s));
     PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPSSINGLE));
   }
   PetscCall(SNESSetMaxLinearSolveFailures(s->snes, 0));
@@ -686,6 +689,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   if (!s) PetscFunctionReturn(0);
   PetscCall(SNESDestroy(&s->snes));
   PetscCall(TdSolverAncfAMGForget(s));
+  PetscCall(TdSolverCoupledBlocksForget(s));
   if (s->krylov_default_ctx) PetscCall(KSPConvergedDefaultDestroy(s->krylov_default_ctx));
   PetscCall(VecDestroy(&s->krylov_t));
   PetscCall(VecDestroy(&s->krylov_r));
