@@ -358,6 +358,16 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     PetscCall(TdOutputCheckpointPutInt(out, "jfo_active_pc", s->njfo, b));
     PetscCall(PetscFree(b));
   }
+  if (s->ncp_active_pc) {
+    /* the Swift-Stieber rows' branches at the factorisation: the film stage runs once they
+       change (FilmStageDecide, solver.c) */
+    const PetscInt n = s->model->row_offset - s->model->nfree;
+    PetscInt64    *b;
+    PetscCall(PetscMalloc1(PetscMax(n, 1), &b));
+    for (PetscInt i = 0; i < n; i++) b[i] = s->ncp_active_pc[s->model->nfree + i];
+    PetscCall(TdOutputCheckpointPutInt(out, "ncp_active_pc", n, b));
+    PetscCall(PetscFree(b));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -545,6 +555,18 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
           PetscCall(TdCheckpointFileGetInt(cf, "jfo_active_pc", PETSC_FALSE, &n, &b));
           if (n == s->njfo)
             for (PetscInt i = 0; i < s->njfo; i++) s->jfo_active_pc[i] = b[i] ? PETSC_TRUE : PETSC_FALSE;
+          PetscCall(PetscFree(b));
+        }
+        if (s->ncp_active_pc) {
+          /* absent from older checkpoints: then all rows count as changed once, and the stage
+             runs until the next factorisation */
+          const PetscInt nf = s->model->row_offset - s->model->nfree;
+          PetscInt64    *b;
+          PetscCall(TdCheckpointFileGetInt(cf, "ncp_active_pc", PETSC_FALSE, &n, &b));
+          if (n == nf)
+            for (PetscInt i = 0; i < nf; i++) s->ncp_active_pc[s->model->nfree + i] = b[i] ? PETSC_TRUE : PETSC_FALSE;
+          else
+            for (PetscInt i = 0; i < nf; i++) s->ncp_active_pc[s->model->nfree + i] = (PetscBool)2; /* neither branch */
           PetscCall(PetscFree(b));
         }
       }

@@ -45,6 +45,9 @@ PetscErrorCode TdSolverFilmCorrectionSetFromOptions(TdSolver s)
   }
   PetscCall(TdOptionsBool(NULL, "film_block_correction", "precondition with the kept LU of the whole Jacobian followed by a fresh LU of its film block: the film rows that change branch (cavitation) cost no Krylov iterations and force fewer whole factorisations; default from -film_block_correction_min", s->film_correction, &s->film_correction, NULL));
   PetscCheck(!s->film_correction || nfilm > 0, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_correction needs a film: this model has no film unknowns");
+  s->film_stage_rows = 0;
+  PetscCall(TdOptionsInt(NULL, "film_block_stage_rows", "with -film_block_correction: the film stage runs for a Jacobian only when more than this many film rows have changed branch (cavitation) since the kept LU was factored; -1: for every Jacobian", s->film_stage_rows, &s->film_stage_rows, NULL));
+  PetscCheck(s->film_stage_rows >= -1, s->comm, PETSC_ERR_USER_INPUT, "Option -film_block_stage_rows must be -1 (always) or a number of rows >= 0, not %" PetscInt_FMT, s->film_stage_rows);
   PetscFunctionReturn(0);
 }
 
@@ -71,7 +74,7 @@ PetscErrorCode TdSolverFilmCorrectionApply(TdSolver s, Vec r, Vec z)
 {
   Vec rf, zf;
   PetscFunctionBegin;
-  if (!s->film_correction) PetscFunctionReturn(0);
+  if (!s->film_correction || !s->film_stage_on) PetscFunctionReturn(0);
   PetscCheck(s->film_pc, s->comm, PETSC_ERR_ORDER, "The film-block correction was applied before a Jacobian was assembled");
   PetscCall(PetscLogEventBegin(TD_FilmBlockApply, 0, 0, 0, 0));
   PetscCall(MatMult(s->film_rows, z, s->film_t));

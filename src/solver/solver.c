@@ -418,6 +418,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     if (!s->ncp_shift) {
       PetscCall(PetscMalloc1(s->N, &s->ncp_shift));
       PetscCall(PetscCalloc1(s->N, &s->ncp_active));
+      PetscCall(PetscCalloc1(s->N, &s->ncp_active_pc));
       for (PetscInt k = 0; k < s->N; k++) s->ncp_shift[k] = PETSC_NINFINITY;
     }
     for (PetscInt k = f->first_unknown; k < f->first_unknown + f->nunknowns; k++) s->ncp_shift[k] = f->p_cav / f->p_ref;
@@ -729,6 +730,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->jfo_active_pc));
   PetscCall(PetscFree(s->ncp_shift));
   PetscCall(PetscFree(s->ncp_active));
+  PetscCall(PetscFree(s->ncp_active_pc));
   PetscCall(PetscFree2(s->film_u_start, s->film_u_rate));
   PetscCall(PetscFree(s->film_coo_rows));
   PetscCall(PetscFree(s->ncp_rows));
@@ -1216,6 +1218,32 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   PetscFunctionReturn(0);
 }
 
+/* Whether the film-block stage (film_correction.c) runs for this Jacobian.  It corrects what
+   the kept LU does not know of the film block, and that is mostly the rows that changed branch
+   (cavitation) since the factorisation: with none changed it did not save a Krylov iteration
+   (finest level, settled, 100-106 ms on 2 ranks: 237 Krylov iterations without it, 240-241
+   with) and cost its factorisation per Jacobian and a solve per iteration (64.6-65.0 s against
+   70.8-71.2 s).  A fresh factorisation needs no stage. */
+static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
+{
+  PetscInt changed = 0;
+  PetscFunctionBegin;
+  s->film_stage_on = PETSC_FALSE;
+  if (!s->film_correction) PetscFunctionReturn(0);
+  if (s->film_stage_rows < 0 || !s->pc_reuse_ok) s->film_stage_on = PETSC_TRUE;
+  else if (reuse) {
+    if (s->ncp_active)
+      for (PetscInt i = s->model->nfree; i < s->model->row_offset; i++) changed += s->ncp_active[i] != s->ncp_active_pc[i];
+    for (PetscInt i = 0; i < s->njfo; i++) changed += s->jfo_active[i] != s->jfo_active_pc[i];
+    s->film_stage_on = changed > s->film_stage_rows ? PETSC_TRUE : PETSC_FALSE;
+  }
+  if (s->film_stage_on) {
+    PetscCall(TdSolverFilmCorrectionUpdate(s, P));
+    s->film_stage_jacobians++;
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
 {
   TdSolver           s = (TdSolver)ctx;
@@ -1420,7 +1448,6 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   if (s->coo_map.jmap && P == s->J) PetscCall(TdCOOMapSetValues(P, &s->coo_map, s->coo_v));
   else PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
   PetscCall(PetscLogEventEnd(TD_JacobianValues, 0, 0, 0, 0));
-  PetscCall(TdSolverFilmCorrectionUpdate(s, P));
   {
     /* Keep the factorisation of an earlier Jacobian while it preconditions well: the last Krylov
        solve converged within -refactor_its iterations, in the same mode, step size and pattern.
@@ -1450,6 +1477,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       s->pc_dt    = s->jacobian_dt;
       s->factorizations++;
       if (s->njfo) PetscCall(PetscArraycpy(s->jfo_active_pc, s->jfo_active, s->njfo));
+      if (s->ncp_active) PetscCall(PetscArraycpy(s->ncp_active_pc, s->ncp_active, s->N));
       /* the values of the factored matrix, for a checkpoint: a restart factors the same matrix
          and so continues on the same Newton-Krylov path (src/solver/checkpoint.c) */
       if (P == s->J && s->coo_v) {
@@ -1464,6 +1492,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     /* SNES sets the KSP's reuse flag from its preconditioner lag after this callback:
        -1 keeps the factorisation, -2 factors once (then -1) */
     if (s->pc_reuse_ok) PetscCall(SNESSetLagPreconditioner(snes, reuse ? -1 : -2));
+    PetscCall(FilmStageDecide(s, P, reuse));
   }
   if (J != P) {
     PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));

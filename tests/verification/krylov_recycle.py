@@ -39,12 +39,15 @@ tdrun.check_same_histories(checks, res["none"], res["recycled"], "recycled vs no
 tdrun.check_same_histories(checks, res["none"], res["recycled_np2"], "recycled_np2 vs none", (("slider", 2e-8), ("guide_mid", 2e-8), ("p", 2e-8)))
 checks.true("Newton iterations: %d recycled, %d without (equal)" % (its["recycled"][0], its["none"][0]),
             its["recycled"][0] == its["none"][0] > 0)
-# measured 514 against 657 after 10 ms (22 % fewer), 2513 against 2713 over the whole run; at the
-# finest level of the convergence study 7168 against 9642 over 0-100 ms
-checks.true("Krylov iterations after 10 ms: %d recycled, at least 10 %% fewer than %d without" % (late["recycled"], late["none"]),
-            0 < late["recycled"] <= 0.9 * late["none"])
-checks.true("on 2 ranks after 10 ms: %d Krylov iterations, at least 10 %% fewer than %d" % (late["recycled_np2"], late["none"]),
-            0 < late["recycled_np2"] <= 0.9 * late["none"])
+# measured 484 against 509 after 10 ms (5 % fewer; 478 on 2 ranks), 2451 against 2539 over the
+# whole run.  (514 against 657 while the film stage ran for every Jacobian: it cost iterations in
+# the settled steps, and since it runs only after rows changed branch, FilmStageDecide in
+# solver.c, less is left for the pairs.)  At the finest level, 100-106 ms on 2 ranks, 232
+# against 273.
+checks.true("Krylov iterations after 10 ms: %d recycled, at least 3 %% fewer than %d without" % (late["recycled"], late["none"]),
+            0 < late["recycled"] <= 0.97 * late["none"])
+checks.true("on 2 ranks after 10 ms: %d Krylov iterations, at least 3 %% fewer than %d" % (late["recycled_np2"], late["none"]),
+            0 < late["recycled_np2"] <= 0.97 * late["none"])
 checks.true("Krylov iterations over 0-15 ms: %d recycled, not more than %d without" % (its["recycled"][1], its["none"][1]),
             0 < its["recycled"][1] <= its["none"][1])
 # the pairs are checkpointed: a run stopped at 12 ms (settled, the pairs in use) and continued
