@@ -125,7 +125,6 @@ struct _p_TdSolver {
   PetscInt     film_stage_rows;   /* the stage runs when more film rows changed branch since the
                                      factorisation (-film_block_stage_rows; -1: always) */
   PetscBool    film_stage_on;     /* it runs for the current Jacobian */
-  PetscInt     film_stage_jacobians; /* Jacobians it ran for (reported) */
   PetscBool   *ncp_active_pc;     /* N: ncp_active at the last factorisation */
   PC           kept_lu;           /* the kept LU of the whole Jacobian, inside the KSP's shell */
   IS           film_is, all_is;   /* this rank's film unknowns in U; all of its unknowns */

@@ -11,17 +11,17 @@
   unknowns with six modes each: on the guide meshed 68x10x2 GMRES needed 100 to over 400
   iterations per Newton step.
 
-  How.  The operator handed to this PC (the bodies block of -pc_type fieldsplit, or the whole
-  Jacobian of a model of bodies alone) is copied into an augmented matrix with 12 rows per node
-  that has any free coordinate, block size 12: the free coordinates' rows and columns as they
-  are, a clamped coordinate of such a node a decoupled row with the mean diagonal of its kind
-  (positions or slopes).  The six rigid-body modes over all 12 slots are its near-null space.
-  The multigrid (GAMG by default; -[prefix]ancf_pc_type and -[prefix]ancf_pc_gamg_... tune it,
-  [prefix] being this PC's own, for instance fieldsplit_bodies_) runs on the augmented
-  matrix; a residual enters with zeros in the clamped slots, and the clamped slots of the result
-  are dropped.  A node's free coordinates are all owned by one rank (the partition gives whole
-  nodes to ranks), so the augmented rows of a rank are its own rows and the transfers need no
-  messages.
+  How.  The operator handed to this PC (the bodies block of -pc_type coupled_blocks or
+  fieldsplit, or the whole Jacobian of a model of bodies alone) is copied into an augmented
+  matrix with 12 rows per node that has any free coordinate, block size 12: the free
+  coordinates' rows and columns as they are, a clamped coordinate of such a node a decoupled row
+  with the mean diagonal of its kind (positions or slopes).  The six rigid-body modes over all 12
+  slots are its near-null space.  The multigrid (ML by default, GAMG without ML;
+  -[prefix]ancf_pc_type and -[prefix]ancf_pc_ml_... tune it, [prefix] being this PC's own, for
+  instance coupled_bodies_ or fieldsplit_bodies_) runs on the augmented matrix; a residual
+  enters with zeros in the clamped slots, and the clamped slots of the result are dropped.  A
+  node's free coordinates are all owned by one rank (the partition gives whole nodes to ranks),
+  so the augmented rows of a rank are its own rows and the transfers need no messages.
 */
 #include <petsc/private/pcimpl.h>
 #include <tribodyn/solver.h>
@@ -45,6 +45,19 @@ typedef struct {
 } PC_AncfAMG;
 
 static TdSolver ancf_amg_solver = NULL;
+
+PetscErrorCode TdInnerPCCreate(PC outer, const char suffix[], PCType type, PC *inner)
+{
+  const char *prefix;
+  PetscFunctionBegin;
+  PetscCall(PCCreate(PetscObjectComm((PetscObject)outer), inner));
+  PetscCall(PetscObjectIncrementTabLevel((PetscObject)*inner, (PetscObject)outer, 1));
+  PetscCall(PCGetOptionsPrefix(outer, &prefix));
+  PetscCall(PCSetOptionsPrefix(*inner, prefix));
+  PetscCall(PCAppendOptionsPrefix(*inner, suffix));
+  PetscCall(PCSetType(*inner, type));
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode TdSolverAncfAMGUse(TdSolver s)
 {
@@ -324,12 +337,8 @@ static PetscErrorCode PCSetUp_AncfAMG(PC pc)
   PetscCall(FillAugmented(pc, d));
   if (!d->inner) {
     const char *prefix;
-    PetscCall(PCCreate(PetscObjectComm((PetscObject)pc), &d->inner));
-    PetscCall(PetscObjectIncrementTabLevel((PetscObject)d->inner, (PetscObject)pc, 1));
     PetscCall(PCGetOptionsPrefix(pc, &prefix));
-    PetscCall(PCSetOptionsPrefix(d->inner, prefix));
-    PetscCall(PCAppendOptionsPrefix(d->inner, "ancf_"));
-    PetscCall(PCSetType(d->inner, InnerDefault()));
+    PetscCall(TdInnerPCCreate(pc, "ancf_", InnerDefault(), &d->inner));
     PetscCall(PCSetOperators(d->inner, d->A, d->A));
     PetscCall(SmootherDefaults(prefix));
     PetscCall(PCSetFromOptions(d->inner));

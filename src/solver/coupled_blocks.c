@@ -39,7 +39,8 @@ typedef struct {
   IS               isb, isf, isd, isK;
   Mat              Jbb, Jff, Jfb, Jbf, B, C, D;
   PC               pcb, pcf;
-  Vec              rb, rf, zb, zf, tb, tf; /* work: views of K-sized vectors (VecPlaceArray) */
+  Vec              rb, rf, zb, zf;         /* views of K-sized vectors' parts (VecPlaceArray) */
+  Vec              tb, eb, tf;             /* bodies- and film-sized work */
   Vec              rK, zK, yK, td;         /* K-sized and drive-sized work */
   Vec             *W;                      /* Nd vectors of K's size */
   PetscScalar     *Sinv;                   /* Nd x Nd, row-major, on every rank */
@@ -82,6 +83,7 @@ static PetscErrorCode ResetBlocks(PC_CoupledBlocks *d)
   PetscCall(VecDestroy(&d->zb));
   PetscCall(VecDestroy(&d->zf));
   PetscCall(VecDestroy(&d->tb));
+  PetscCall(VecDestroy(&d->eb));
   PetscCall(VecDestroy(&d->tf));
   PetscCall(VecDestroy(&d->rK));
   PetscCall(VecDestroy(&d->zK));
@@ -118,6 +120,7 @@ static PetscErrorCode LayOutBlocks(PC pc, PC_CoupledBlocks *d)
   PetscCall(VecCreateMPIWithArray(comm, 1, d->nb, PETSC_DECIDE, NULL, &d->rb));
   PetscCall(VecDuplicate(d->rb, &d->zb));
   PetscCall(VecCreateMPI(comm, d->nb, PETSC_DECIDE, &d->tb));
+  PetscCall(VecDuplicate(d->tb, &d->eb));
   PetscCall(VecCreateMPIWithArray(comm, 1, d->nf, PETSC_DECIDE, NULL, &d->rf));
   PetscCall(VecDuplicate(d->rf, &d->zf));
   PetscCall(VecCreateMPI(comm, d->nf, PETSC_DECIDE, &d->tf));
@@ -152,14 +155,11 @@ static PetscErrorCode ApplyK(PC_CoupledBlocks *d, Vec r, Vec z)
     PetscCall(PCApply(d->pcf, d->tf, d->zf));
     if (d->symmetric) {
       /* z_b += M_b^{-1} (r_b - J_bb z_b - J_bf z_f) */
-      Vec e;
       PetscCall(MatMult(d->Jbb, d->zb, d->tb));
       PetscCall(MatMultAdd(d->Jbf, d->zf, d->tb, d->tb));
       PetscCall(VecAYPX(d->tb, -1, d->rb));
-      PetscCall(VecDuplicate(d->tb, &e));
-      PetscCall(PCApply(d->pcb, d->tb, e));
-      PetscCall(VecAXPY(d->zb, 1, e));
-      PetscCall(VecDestroy(&e));
+      PetscCall(PCApply(d->pcb, d->tb, d->eb));
+      PetscCall(VecAXPY(d->zb, 1, d->eb));
     }
     PetscCall(VecResetArray(d->rf));
     PetscCall(VecResetArray(d->zf));
@@ -238,7 +238,6 @@ static PetscErrorCode PCSetUp_CoupledBlocks(PC pc)
   MPI_Comm          comm;
   PetscObjectState  state;
   MatReuse          reuse = MAT_REUSE_MATRIX;
-  const char       *prefix;
   PetscFunctionBegin;
   PetscCall(PetscObjectGetComm((PetscObject)pc, &comm));
   PetscCheck(coupled_solver, comm, PETSC_ERR_ORDER, "-pc_type coupled_blocks preconditions the Jacobian of a tribodyn solver, and none is set up");
@@ -261,24 +260,15 @@ static PetscErrorCode PCSetUp_CoupledBlocks(PC pc)
     PetscCall(MatCreateSubMatrix(pc->pmat, d->isd, d->isK, reuse, &d->C));
     PetscCall(MatCreateSubMatrix(pc->pmat, d->isd, d->isd, reuse, &d->D));
   }
-  PetscCall(PCGetOptionsPrefix(pc, &prefix));
   if (!d->pcb) {
-    PetscCall(PCCreate(comm, &d->pcb));
-    PetscCall(PetscObjectIncrementTabLevel((PetscObject)d->pcb, (PetscObject)pc, 1));
-    PetscCall(PCSetOptionsPrefix(d->pcb, prefix));
-    PetscCall(PCAppendOptionsPrefix(d->pcb, "coupled_bodies_"));
-    PetscCall(PCSetType(d->pcb, PCANCFAMG));
+    PetscCall(TdInnerPCCreate(pc, "coupled_bodies_", PCANCFAMG, &d->pcb));
     PetscCall(PCSetOperators(d->pcb, d->Jbb, d->Jbb));
     PetscCall(PCSetFromOptions(d->pcb));
   } else PetscCall(PCSetOperators(d->pcb, d->Jbb, d->Jbb));
   PetscCall(PCSetUp(d->pcb));
   if (d->Nf) {
     if (!d->pcf) {
-      PetscCall(PCCreate(comm, &d->pcf));
-      PetscCall(PetscObjectIncrementTabLevel((PetscObject)d->pcf, (PetscObject)pc, 1));
-      PetscCall(PCSetOptionsPrefix(d->pcf, prefix));
-      PetscCall(PCAppendOptionsPrefix(d->pcf, "coupled_films_"));
-      PetscCall(PCSetType(d->pcf, PCLU));
+      PetscCall(TdInnerPCCreate(pc, "coupled_films_", PCLU, &d->pcf));
       PetscCall(PCFactorSetMatSolverType(d->pcf, MATSOLVERMUMPSSINGLE));
       PetscCall(PCSetOperators(d->pcf, d->Jff, d->Jff));
       PetscCall(PCSetFromOptions(d->pcf));

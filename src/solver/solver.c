@@ -1237,10 +1237,7 @@ static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
     for (PetscInt i = 0; i < s->njfo; i++) changed += s->jfo_active[i] != s->jfo_active_pc[i];
     s->film_stage_on = changed > s->film_stage_rows ? PETSC_TRUE : PETSC_FALSE;
   }
-  if (s->film_stage_on) {
-    PetscCall(TdSolverFilmCorrectionUpdate(s, P));
-    s->film_stage_jacobians++;
-  }
+  if (s->film_stage_on) PetscCall(TdSolverFilmCorrectionUpdate(s, P));
   PetscFunctionReturn(0);
 }
 

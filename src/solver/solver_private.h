@@ -45,4 +45,8 @@ PetscErrorCode TdSolverRecycleCommit(TdSolver s, PetscInt it);
 PetscErrorCode TdSolverRecycleReset(TdSolver s);
 PetscErrorCode TdSolverRecycleDestroy(TdSolver s);
 
+/* A preconditioner inside another (ancf_amg.c, coupled_blocks.c): the outer's options prefix
+   followed by suffix, of the given type unless the options say otherwise. */
+PetscErrorCode TdInnerPCCreate(PC outer, const char suffix[], PCType type, PC *inner);
+
 #endif
