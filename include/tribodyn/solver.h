@@ -120,7 +120,7 @@ struct _p_TdSolver {
   PetscScalar *pc_coo_v;          /* the COO values of the factored Jacobian (checkpoints) */
   PetscCount   npc_coo_v;
   /* -film_block_correction (film_correction.c): the kept LU followed by a fresh LU of the film
-     block, refreshed from every Jacobian */
+     block, refreshed from each Jacobian after which film rows changed branch */
   PetscBool    film_correction;
   PetscInt     film_stage_rows;   /* the stage runs when more film rows changed branch since the
                                      factorisation (-film_block_stage_rows; -1: always) */

@@ -41,7 +41,7 @@ typedef struct {
   PC               pcb, pcf;
   Vec              rb, rf, zb, zf;         /* views of K-sized vectors' parts (VecPlaceArray) */
   Vec              tb, eb, tf;             /* bodies- and film-sized work */
-  Vec              rK, zK, yK, td;         /* K-sized and drive-sized work */
+  Vec              rK, yK, td;             /* K-sized and drive-sized work */
   Vec             *W;                      /* Nd vectors of K's size */
   PetscScalar     *Sinv;                   /* Nd x Nd, row-major, on every rank */
   VecScatter       dall;                   /* a drive-sized vector to every rank */
@@ -86,7 +86,6 @@ static PetscErrorCode ResetBlocks(PC_CoupledBlocks *d)
   PetscCall(VecDestroy(&d->eb));
   PetscCall(VecDestroy(&d->tf));
   PetscCall(VecDestroy(&d->rK));
-  PetscCall(VecDestroy(&d->zK));
   PetscCall(VecDestroy(&d->yK));
   PetscCall(VecDestroy(&d->td));
   if (d->W) PetscCall(VecDestroyVecs(d->Nd, &d->W));
@@ -125,7 +124,6 @@ static PetscErrorCode LayOutBlocks(PC pc, PC_CoupledBlocks *d)
   PetscCall(VecDuplicate(d->rf, &d->zf));
   PetscCall(VecCreateMPI(comm, d->nf, PETSC_DECIDE, &d->tf));
   PetscCall(VecCreateMPI(comm, d->nb + d->nf, PETSC_DECIDE, &d->rK));
-  PetscCall(VecDuplicate(d->rK, &d->zK));
   PetscCall(VecDuplicate(d->rK, &d->yK));
   if (d->Nd) {
     PetscCall(VecCreateMPI(comm, d->nd, PETSC_DECIDE, &d->td));

@@ -20,8 +20,10 @@
   The operator stays J: the Newton step is unchanged, only the iterations to reach it are fewer.
 
   How.  The second stage of the kept LU's shell (kept_lu.c), which factors the whole Jacobian
-  when the kept-LU logic of solver.c (the SNES preconditioner lag) decides; J_f and J_ff's factor
-  are refreshed from every Jacobian (TdSolverFilmCorrectionUpdate).
+  when the kept-LU logic of solver.c (the SNES preconditioner lag) decides.  The stage runs for a
+  Jacobian only when film rows have changed branch since that factorisation (more than
+  -film_block_stage_rows; FilmStageDecide in solver.c): then J_f and J_ff's factor are refreshed
+  from it (TdSolverFilmCorrectionUpdate); otherwise the stage is the identity.
 */
 #include <tribodyn/solver.h>
 #include "solver_private.h"

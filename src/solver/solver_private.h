@@ -26,8 +26,9 @@ PetscErrorCode TdSolverKeptLUSetUp(TdSolver s, KSP ksp);
 PetscErrorCode TdSolverKeptLUReset(TdSolver s);
 PetscErrorCode TdSolverKeptLUDestroy(TdSolver s);
 /* -film_block_correction (film_correction.c): SetFromOptions reads it; SetUp makes the film
-   block's index sets; Apply adds the film stage to z = B_old^{-1} r; Update factors the film
-   block of each Jacobian; Reset drops the block after a pattern change; Destroy frees all. */
+   block's index sets; Apply adds the film stage to z = B_old^{-1} r (when it runs for the
+   current Jacobian, s->film_stage_on); Update factors the film block of such a Jacobian; Reset
+   drops the block after a pattern change; Destroy frees all. */
 PetscErrorCode TdSolverFilmCorrectionSetFromOptions(TdSolver s);
 PetscErrorCode TdSolverFilmCorrectionSetUp(TdSolver s);
 PetscErrorCode TdSolverFilmCorrectionApply(TdSolver s, Vec r, Vec z);
