@@ -284,8 +284,9 @@ static PetscErrorCode FillAugmented(PC pc, PC_AncfAMG *d)
 }
 
 /* The multigrid: ML's smoothed aggregation where PETSc has it.  Measured on the guide alone
-   (cases/guide_impact.opts, 5 steps, one rank): GAMG needed 100 to over 300 GMRES iterations per
-   solve on the guide meshed 68x10x2, whatever its smoother, threshold or coarsening; ML 22. */
+   (cases/guide_impact.opts, 5 steps, one rank): GAMG needed 86 to over 500 GMRES iterations per
+   solve on the guide meshed 68x10x2 (with rejected steps), whatever its smoother, threshold or
+   coarsening; ML 22. */
 static PCType InnerDefault(void)
 {
 #if defined(PETSC_HAVE_ML)
