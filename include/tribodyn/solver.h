@@ -160,22 +160,19 @@ PetscErrorCode TdSolverInitialize(TdSolver solver);
 PetscErrorCode TdSolverSetUpPreconditioner(TdSolver s, PC pc);
 /* The preconditioner type ancf_amg (ancf_amg.c): algebraic multigrid on the bodies' coordinates
    with every ANCF node a block of 12 (clamped slots as decoupled rows) and the rigid-body modes
-   as near-null space; for -pc_type fieldsplit's bodies block or a model of bodies alone.
-   Register makes the type known to PETSc; Use names the solver whose Jacobian it
-   preconditions (TdSolverSetFromOptions), Forget drops it (TdSolverDestroy). */
+   as near-null space; for the bodies block of coupled_blocks or fieldsplit, or a model of
+   bodies alone. */
 #define PCANCFAMG "ancf_amg"
-PetscErrorCode TdAncfAMGRegister(void);
-PetscErrorCode TdSolverAncfAMGUse(TdSolver s);
-PetscErrorCode TdSolverAncfAMGForget(TdSolver s);
 /* The preconditioner type coupled_blocks (coupled_blocks.c): the whole Jacobian by blocks, the
    bodies by ancf_amg, the films by LU of their block (block Gauss-Seidel), the drives' rows by
-   the Schur complement of that approximation.  Register, Use and Forget as for ancf_amg. */
+   the Schur complement of that approximation. */
 #define PCCOUPLEDBLOCKS "coupled_blocks"
-PetscErrorCode TdCoupledBlocksRegister(void);
-PetscErrorCode TdSolverCoupledBlocksUse(TdSolver s);
-PetscErrorCode TdSolverCoupledBlocksForget(TdSolver s);
+/* Both types (preconditioner.c): Use registers them with PETSc and names the solver whose
+   Jacobian they precondition (TdSolverSetFromOptions); Forget drops it (TdSolverDestroy). */
+PetscErrorCode TdSolverPCTypesUse(TdSolver s);
+PetscErrorCode TdSolverPCTypesForget(TdSolver s);
 /* Rigid-body mode k (0-2 translations x, y, z; 3-5 rotations about x, y, z) at slot 0..11 of a
-   node with reference coordinates x12 (preconditioner.c, ancf_amg.c); and the modified
+   node with reference coordinates x12 (preconditioner.c); and the modified
    Gram-Schmidt that makes n such vectors orthonormal, as MatNullSpaceCreate expects. */
 PetscReal      TdRigidModeValue(const PetscReal x12[TD_NODE_DOF], PetscInt slot, PetscInt k);
 PetscErrorCode TdOrthonormalize(PetscInt n, Vec v[]);

@@ -44,68 +44,6 @@ typedef struct {
   PetscObjectState nonzero_state;
 } PC_AncfAMG;
 
-static TdSolver ancf_amg_solver = NULL;
-
-PetscErrorCode TdInnerPCCreate(PC outer, const char suffix[], PCType type, PC *inner)
-{
-  const char *prefix;
-  PetscFunctionBegin;
-  PetscCall(PCCreate(PetscObjectComm((PetscObject)outer), inner));
-  PetscCall(PetscObjectIncrementTabLevel((PetscObject)*inner, (PetscObject)outer, 1));
-  PetscCall(PCGetOptionsPrefix(outer, &prefix));
-  PetscCall(PCSetOptionsPrefix(*inner, prefix));
-  PetscCall(PCAppendOptionsPrefix(*inner, suffix));
-  PetscCall(PCSetType(*inner, type));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TdSolverAncfAMGUse(TdSolver s)
-{
-  PetscFunctionBegin;
-  ancf_amg_solver = s;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TdSolverAncfAMGForget(TdSolver s)
-{
-  PetscFunctionBegin;
-  if (ancf_amg_solver == s) ancf_amg_solver = NULL;
-  PetscFunctionReturn(0);
-}
-
-/* The value of rigid-body mode k (translations x, y, z, then rotations about x, y, z) at slot
-   (0..11) of a node whose reference coordinates are x12: a translation moves the position and
-   no slope, a rotation w turns the position and the slopes alike, w x r, w x r_X, ... */
-PetscReal TdRigidModeValue(const PetscReal x12[TD_NODE_DOF], PetscInt slot, PetscInt k)
-{
-  const PetscInt   comp = slot % 3;
-  const PetscReal *x    = &x12[3 * (slot / 3)];
-  if (k < 3) return slot < 3 && comp == k ? 1 : 0;
-  {
-    const PetscInt a = k - 3, b = (a + 1) % 3, d = (a + 2) % 3; /* e_a x e_b = e_d, e_a x e_d = -e_b */
-    if (comp == d) return x[b];
-    if (comp == b) return -x[d];
-    return 0;
-  }
-}
-
-/* Orthonormalises n vectors in place (modified Gram-Schmidt), as MatNullSpaceCreate expects. */
-PetscErrorCode TdOrthonormalize(PetscInt n, Vec v[])
-{
-  PetscFunctionBegin;
-  for (PetscInt k = 0; k < n; k++) {
-    PetscReal nrm;
-    for (PetscInt j = 0; j < k; j++) {
-      PetscScalar dot;
-      PetscCall(VecDot(v[k], v[j], &dot));
-      PetscCall(VecAXPY(v[k], -dot, v[j]));
-    }
-    PetscCall(VecNormalize(v[k], &nrm));
-    PetscCheck(nrm > 0, PetscObjectComm((PetscObject)v[k]), PETSC_ERR_PLIB, "Rigid-body mode %" PetscInt_FMT " vanishes: the model has no free body coordinates", k);
-  }
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode ResetAncfAMG(PC_AncfAMG *d)
 {
   PetscFunctionBegin;
@@ -131,6 +69,7 @@ static PetscErrorCode BuildAugmented(PC pc, PC_AncfAMG *d)
   PetscMPIInt     rank, size;
   PetscInt        M, rstart, rend, nnode = m->nnodes, naug_local = 0, aug_start = 0;
   const PetscInt *urange, *crange;
+  PetscLayout     ulayout;
   PetscInt       *full_of_free, *node_rank, *aug_node, *count, *d_nnz, *o_nnz;
   PetscFunctionBegin;
   PetscCall(PetscObjectGetComm((PetscObject)P, &comm));
@@ -144,6 +83,7 @@ static PetscErrorCode BuildAugmented(PC pc, PC_AncfAMG *d)
   /* each body unknown's rank: U's numbering is rank after rank, bodies first in each rank's
      range, so the operator's global index of natural unknown i is its rank's first row of the
      operator plus its offset in the rank's range of U */
+  PetscCall(VecGetLayout(s->U, &ulayout));
   PetscCall(VecGetOwnershipRanges(s->U, &urange));
   PetscCall(MatGetOwnershipRangesColumn(P, &crange));
   PetscCall(PetscMalloc3(PetscMax(m->nfree, 1), &full_of_free, PetscMax(nnode, 1), &node_rank, PetscMax(nnode, 1), &aug_node));
@@ -151,9 +91,9 @@ static PetscErrorCode BuildAugmented(PC pc, PC_AncfAMG *d)
     if (m->free_index[c] >= 0) full_of_free[m->free_index[c]] = c;
   for (PetscInt n = 0; n < nnode; n++) node_rank[n] = -1;
   for (PetscInt i = 0; i < m->nfree; i++) {
-    const PetscInt n = full_of_free[i] / TD_NODE_DOF, pi = s->to_petsc[i];
-    PetscMPIInt    r = 0;
-    while (r + 1 < size && pi >= urange[r + 1]) r++;
+    const PetscInt n = full_of_free[i] / TD_NODE_DOF;
+    PetscMPIInt    r;
+    PetscCall(PetscLayoutFindOwner(ulayout, s->to_petsc[i], &r));
     PetscCheck(node_rank[n] < 0 || node_rank[n] == r, comm, PETSC_ERR_USER_INPUT, "-pc_type ancf_amg needs each ANCF node's coordinates on one rank; node %" PetscInt_FMT " is shared by ranks %" PetscInt_FMT " and %d: keep -partition true (the default)", n, node_rank[n], (int)r);
     node_rank[n] = r;
   }
@@ -170,9 +110,9 @@ static PetscErrorCode BuildAugmented(PC pc, PC_AncfAMG *d)
   PetscCall(PetscMalloc1(PetscMax(m->nfree, 1), &d->col_aug));
   for (PetscInt i = 0; i < m->nfree; i++) {
     const PetscInt c = full_of_free[i], pi = s->to_petsc[i];
-    PetscMPIInt    r = 0;
+    PetscMPIInt    r;
     PetscInt       g;
-    while (r + 1 < size && pi >= urange[r + 1]) r++;
+    PetscCall(PetscLayoutFindOwner(ulayout, pi, &r));
     g = crange[r] + pi - urange[r];
     PetscCheck(g >= crange[r] && g < crange[r + 1], comm, PETSC_ERR_PLIB, "ancf_amg: the operator's columns are not the bodies' unknowns rank after rank");
     d->col_aug[g] = TD_NODE_DOF * aug_node[c / TD_NODE_DOF] + c % TD_NODE_DOF;
@@ -324,14 +264,15 @@ static PetscErrorCode SmootherDefaults(const char prefix[])
 
 static PetscErrorCode PCSetUp_AncfAMG(PC pc)
 {
-  PC_AncfAMG      *d = (PC_AncfAMG *)pc->data;
+  PC_AncfAMG      *d      = (PC_AncfAMG *)pc->data;
+  TdSolver         solver = TdSolverOfPCTypes();
   PetscObjectState state;
   PetscFunctionBegin;
-  PetscCheck(ancf_amg_solver, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER, "-pc_type ancf_amg preconditions the Jacobian of a tribodyn solver, and none is set up");
+  PetscCheck(solver, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER, "-pc_type ancf_amg preconditions the Jacobian of a tribodyn solver, and none is set up");
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
-  if (!d->A || d->solver != ancf_amg_solver || state != d->nonzero_state) {
+  if (!d->A || d->solver != solver || state != d->nonzero_state) {
     PetscCall(ResetAncfAMG(d));
-    d->solver = ancf_amg_solver;
+    d->solver = solver;
     PetscCall(BuildAugmented(pc, d));
     d->nonzero_state = state;
   }

@@ -220,6 +220,18 @@ static PetscErrorCode GatherHits(TdSolver s, const TdFilm *f, PetscBool nodes, P
   PetscFunctionReturn(0);
 }
 
+/* An array of n cavitation branches (the rows' active flags at the factorisation) as integers */
+static PetscErrorCode PutBranches(TdOutput out, const char name[], PetscInt n, const PetscBool b[])
+{
+  PetscInt64 *v;
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(n, 1), &v));
+  for (PetscInt i = 0; i < n; i++) v[i] = b[i];
+  PetscCall(TdOutputCheckpointPutInt(out, name, n, v));
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
 {
   TdModel     m = s->model;
@@ -350,24 +362,26 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
       PetscCall(PetscFree(pairs));
     }
   }
-  if (s->njfo) {
-    /* the JFO rows' branches at the factorisation: a branch that changes calls for a new one */
-    PetscInt64 *b;
-    PetscCall(PetscMalloc1(s->njfo, &b));
-    for (PetscInt i = 0; i < s->njfo; i++) b[i] = s->jfo_active_pc[i];
-    PetscCall(TdOutputCheckpointPutInt(out, "jfo_active_pc", s->njfo, b));
-    PetscCall(PetscFree(b));
-  }
-  if (s->ncp_active_pc) {
-    /* the Swift-Stieber rows' branches at the factorisation: the film stage runs once they
-       change (FilmStageDecide, solver.c) */
-    const PetscInt n = s->model->row_offset - s->model->nfree;
-    PetscInt64    *b;
-    PetscCall(PetscMalloc1(PetscMax(n, 1), &b));
-    for (PetscInt i = 0; i < n; i++) b[i] = s->ncp_active_pc[s->model->nfree + i];
-    PetscCall(TdOutputCheckpointPutInt(out, "ncp_active_pc", n, b));
-    PetscCall(PetscFree(b));
-  }
+  /* the JFO rows' branches at the factorisation: a branch that changes calls for a new one */
+  if (s->njfo) PetscCall(PutBranches(out, "jfo_active_pc", s->njfo, s->jfo_active_pc));
+  /* the Swift-Stieber rows' branches at the factorisation: the film stage runs once they change
+     (FilmStageDecide, solver.c) */
+  if (s->ncp_active_pc) PetscCall(PutBranches(out, "ncp_active_pc", s->model->row_offset - s->model->nfree, &s->ncp_active_pc[s->model->nfree]));
+  PetscFunctionReturn(0);
+}
+
+/* An array of n branches written by PutBranches into b; *found false (b untouched) when the
+   checkpoint has none of that length (an older version). */
+static PetscErrorCode GetBranches(TdCheckpointFile cf, const char name[], PetscInt n, PetscBool b[], PetscBool *found)
+{
+  PetscInt64 *v;
+  PetscInt    nv;
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointFileGetInt(cf, name, PETSC_FALSE, &nv, &v));
+  *found = nv == n ? PETSC_TRUE : PETSC_FALSE;
+  if (*found)
+    for (PetscInt i = 0; i < n; i++) b[i] = v[i] ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscFree(v));
   PetscFunctionReturn(0);
 }
 
@@ -550,24 +564,15 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
         s->pc_ready = PETSC_TRUE;
         s->pc_mode  = (TdSolveMode)sc[CK_PC_MODE];
         s->pc_dt    = sc[CK_PC_DT];
-        if (s->njfo) {
-          PetscInt64 *b;
-          PetscCall(TdCheckpointFileGetInt(cf, "jfo_active_pc", PETSC_FALSE, &n, &b));
-          if (n == s->njfo)
-            for (PetscInt i = 0; i < s->njfo; i++) s->jfo_active_pc[i] = b[i] ? PETSC_TRUE : PETSC_FALSE;
-          PetscCall(PetscFree(b));
-        }
+        PetscBool found;
+        if (s->njfo) PetscCall(GetBranches(cf, "jfo_active_pc", s->njfo, s->jfo_active_pc, &found));
         if (s->ncp_active_pc) {
           /* absent from older checkpoints: then all rows count as changed once, and the stage
              runs until the next factorisation */
           const PetscInt nf = s->model->row_offset - s->model->nfree;
-          PetscInt64    *b;
-          PetscCall(TdCheckpointFileGetInt(cf, "ncp_active_pc", PETSC_FALSE, &n, &b));
-          if (n == nf)
-            for (PetscInt i = 0; i < nf; i++) s->ncp_active_pc[s->model->nfree + i] = b[i] ? PETSC_TRUE : PETSC_FALSE;
-          else
+          PetscCall(GetBranches(cf, "ncp_active_pc", nf, &s->ncp_active_pc[s->model->nfree], &found));
+          if (!found)
             for (PetscInt i = 0; i < nf; i++) s->ncp_active_pc[s->model->nfree + i] = (PetscBool)2; /* neither branch */
-          PetscCall(PetscFree(b));
         }
       }
       PetscCall(PetscFree(vals));

@@ -48,22 +48,6 @@ typedef struct {
   Vec              dseq;
 } PC_CoupledBlocks;
 
-static TdSolver coupled_solver = NULL;
-
-PetscErrorCode TdSolverCoupledBlocksUse(TdSolver s)
-{
-  PetscFunctionBegin;
-  coupled_solver = s;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TdSolverCoupledBlocksForget(TdSolver s)
-{
-  PetscFunctionBegin;
-  if (coupled_solver == s) coupled_solver = NULL;
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode ResetBlocks(PC_CoupledBlocks *d)
 {
   PetscFunctionBegin;
@@ -232,17 +216,18 @@ static PetscErrorCode InvertDense(MPI_Comm comm, PetscInt n, PetscScalar a[])
 
 static PetscErrorCode PCSetUp_CoupledBlocks(PC pc)
 {
-  PC_CoupledBlocks *d = (PC_CoupledBlocks *)pc->data;
+  PC_CoupledBlocks *d      = (PC_CoupledBlocks *)pc->data;
+  TdSolver          solver = TdSolverOfPCTypes();
   MPI_Comm          comm;
   PetscObjectState  state;
   MatReuse          reuse = MAT_REUSE_MATRIX;
   PetscFunctionBegin;
   PetscCall(PetscObjectGetComm((PetscObject)pc, &comm));
-  PetscCheck(coupled_solver, comm, PETSC_ERR_ORDER, "-pc_type coupled_blocks preconditions the Jacobian of a tribodyn solver, and none is set up");
+  PetscCheck(solver, comm, PETSC_ERR_ORDER, "-pc_type coupled_blocks preconditions the Jacobian of a tribodyn solver, and none is set up");
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
-  if (!d->isb || d->solver != coupled_solver || state != d->nonzero_state) {
+  if (!d->isb || d->solver != solver || state != d->nonzero_state) {
     PetscCall(ResetBlocks(d));
-    d->solver = coupled_solver;
+    d->solver = solver;
     PetscCall(LayOutBlocks(pc, d));
     d->nonzero_state = state;
     reuse            = MAT_INITIAL_MATRIX;

@@ -1,6 +1,8 @@
 /*
   What the preconditioners other than the default LU need from the model (solver.h): the named
-  blocks of -pc_type fieldsplit and the near-null space of the bodies for algebraic multigrid.
+  blocks of -pc_type fieldsplit and the near-null space of the bodies for algebraic multigrid,
+  and what tribodyn's own preconditioner types (ancf_amg.c, coupled_blocks.c) share: the solver
+  they work for, the rigid-body modes, and the creation of their inner preconditioners.
 
   Blocks.  The unknowns U = [free body coordinates | film pressures | scaled multipliers] split
   into the blocks `bodies`, `films` and `drives` (-fieldsplit_bodies_pc_type ..., each rank its
@@ -19,6 +21,76 @@
 */
 #include <tribodyn/solver.h>
 #include "solver_private.h"
+
+/* The solver whose Jacobian tribodyn's own preconditioner types (ancf_amg, coupled_blocks)
+   precondition: a PC of a registered type has no user context, and these need the model's
+   numbering.  One tribodyn solver per process. */
+static TdSolver pc_types_solver = NULL;
+
+PetscErrorCode TdSolverPCTypesUse(TdSolver s)
+{
+  PetscFunctionBegin;
+  PetscCall(TdAncfAMGRegister());
+  PetscCall(TdCoupledBlocksRegister());
+  pc_types_solver = s;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverPCTypesForget(TdSolver s)
+{
+  PetscFunctionBegin;
+  if (pc_types_solver == s) pc_types_solver = NULL;
+  PetscFunctionReturn(0);
+}
+
+TdSolver TdSolverOfPCTypes(void) { return pc_types_solver; }
+
+/* A preconditioner inside another (solver_private.h) */
+PetscErrorCode TdInnerPCCreate(PC outer, const char suffix[], PCType type, PC *inner)
+{
+  const char *prefix;
+  PetscFunctionBegin;
+  PetscCall(PCCreate(PetscObjectComm((PetscObject)outer), inner));
+  PetscCall(PetscObjectIncrementTabLevel((PetscObject)*inner, (PetscObject)outer, 1));
+  PetscCall(PCGetOptionsPrefix(outer, &prefix));
+  PetscCall(PCSetOptionsPrefix(*inner, prefix));
+  PetscCall(PCAppendOptionsPrefix(*inner, suffix));
+  PetscCall(PCSetType(*inner, type));
+  PetscFunctionReturn(0);
+}
+
+/* The value of rigid-body mode k (translations x, y, z, then rotations about x, y, z) at slot
+   (0..11) of a node whose reference coordinates are x12: a translation moves the position and
+   no slope, a rotation w turns the position and the slopes alike, w x r, w x r_X, ... */
+PetscReal TdRigidModeValue(const PetscReal x12[TD_NODE_DOF], PetscInt slot, PetscInt k)
+{
+  const PetscInt   comp = slot % 3;
+  const PetscReal *x    = &x12[3 * (slot / 3)];
+  if (k < 3) return slot < 3 && comp == k ? 1 : 0;
+  {
+    const PetscInt a = k - 3, b = (a + 1) % 3, d = (a + 2) % 3; /* e_a x e_b = e_d, e_a x e_d = -e_b */
+    if (comp == d) return x[b];
+    if (comp == b) return -x[d];
+    return 0;
+  }
+}
+
+/* Orthonormalises n vectors in place (modified Gram-Schmidt), as MatNullSpaceCreate expects. */
+PetscErrorCode TdOrthonormalize(PetscInt n, Vec v[])
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < n; k++) {
+    PetscReal nrm;
+    for (PetscInt j = 0; j < k; j++) {
+      PetscScalar dot;
+      PetscCall(VecDot(v[k], v[j], &dot));
+      PetscCall(VecAXPY(v[k], -dot, v[j]));
+    }
+    PetscCall(VecNormalize(v[k], &nrm));
+    PetscCheck(nrm > 0, PetscObjectComm((PetscObject)v[k]), PETSC_ERR_PLIB, "Rigid-body mode %" PetscInt_FMT " vanishes: the model has no free body coordinates", k);
+  }
+  PetscFunctionReturn(0);
+}
 
 /* The six rigid-body modes over this rank's part of U (zero outside the body coordinates). */
 static PetscErrorCode RigidModes(TdSolver s, Vec modes[6])

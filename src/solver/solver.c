@@ -536,12 +536,8 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
        every Krylov iteration; it preconditions as well as the double one.  On several ranks too:
        2 ranks, lubricated 0-5 ms, a solve 1.95 ms against 2.9 ms for MUMPS's double factor */
     PetscCall(TdMumpsSingleRegister());
-    /* -pc_type ancf_amg, -fieldsplit_bodies_pc_type ancf_amg (ancf_amg.c) */
-    PetscCall(TdAncfAMGRegister());
-    PetscCall(TdSolverAncfAMGUse(s));
-    /* -pc_type coupled_blocks (coupled_blocks.c) */
-    PetscCall(TdCoupledBlocksRegister());
-    PetscCall(TdSolverCoupledBlocksUse(s));
+    /* -pc_type ancf_amg (ancf_amg.c), -pc_type coupled_blocks (coupled_blocks.c) */
+    PetscCall(TdSolverPCTypesUse(s));
     PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPSSINGLE));
   }
   PetscCall(SNESSetMaxLinearSolveFailures(s->snes, 0));
@@ -689,8 +685,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscFunctionBegin;
   if (!s) PetscFunctionReturn(0);
   PetscCall(SNESDestroy(&s->snes));
-  PetscCall(TdSolverAncfAMGForget(s));
-  PetscCall(TdSolverCoupledBlocksForget(s));
+  PetscCall(TdSolverPCTypesForget(s));
   if (s->krylov_default_ctx) PetscCall(KSPConvergedDefaultDestroy(s->krylov_default_ctx));
   PetscCall(VecDestroy(&s->krylov_t));
   PetscCall(VecDestroy(&s->krylov_r));
@@ -1224,17 +1219,25 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
    (finest level, settled, 100-106 ms on 2 ranks: 237 Krylov iterations without it, 240-241
    with) and cost its factorisation per Jacobian and a solve per iteration (64.6-65.0 s against
    70.8-71.2 s).  A fresh factorisation needs no stage. */
-static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
+/* The JFO rows that changed branch since the last factorisation */
+static PetscInt JfoRowsChanged(TdSolver s)
 {
   PetscInt changed = 0;
+  for (PetscInt i = 0; i < s->njfo; i++) changed += s->jfo_active[i] != s->jfo_active_pc[i];
+  return changed;
+}
+
+static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
+{
+  PetscInt changed;
   PetscFunctionBegin;
   s->film_stage_on = PETSC_FALSE;
   if (!s->film_correction) PetscFunctionReturn(0);
   if (s->film_stage_rows < 0 || !s->pc_reuse_ok) s->film_stage_on = PETSC_TRUE;
   else if (reuse) {
+    changed = JfoRowsChanged(s);
     if (s->ncp_active)
       for (PetscInt i = s->model->nfree; i < s->model->row_offset; i++) changed += s->ncp_active[i] != s->ncp_active_pc[i];
-    for (PetscInt i = 0; i < s->njfo; i++) changed += s->jfo_active[i] != s->jfo_active_pc[i];
     s->film_stage_on = changed > s->film_stage_rows ? PETSC_TRUE : PETSC_FALSE;
   }
   if (s->film_stage_on) PetscCall(TdSolverFilmCorrectionUpdate(s, P));
@@ -1462,9 +1465,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
            row, a rank-one change the Krylov method absorbs in about one iteration: beyond
            -jfo_refactor_rows of them, factor anew (the film-block correction absorbs them
            instead) */
-        PetscInt changed = 0;
-        for (PetscInt i = 0; i < s->njfo; i++) changed += s->jfo_active[i] != s->jfo_active_pc[i];
-        if (changed > s->jfo_refactor_rows) reuse = PETSC_FALSE;
+        if (JfoRowsChanged(s) > s->jfo_refactor_rows) reuse = PETSC_FALSE;
       }
     }
     s->restored_ksp = PETSC_FALSE;

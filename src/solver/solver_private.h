@@ -46,8 +46,13 @@ PetscErrorCode TdSolverRecycleCommit(TdSolver s, PetscInt it);
 PetscErrorCode TdSolverRecycleReset(TdSolver s);
 PetscErrorCode TdSolverRecycleDestroy(TdSolver s);
 
-/* A preconditioner inside another (ancf_amg.c, coupled_blocks.c): the outer's options prefix
-   followed by suffix, of the given type unless the options say otherwise. */
+/* tribodyn's preconditioner types (preconditioner.c, ancf_amg.c, coupled_blocks.c): their
+   registrations, the solver they work for (TdSolverPCTypesUse), and a preconditioner inside
+   another: the outer's options prefix followed by suffix, of the given type unless the options
+   say otherwise. */
+PetscErrorCode TdAncfAMGRegister(void);
+PetscErrorCode TdCoupledBlocksRegister(void);
+TdSolver       TdSolverOfPCTypes(void);
 PetscErrorCode TdInnerPCCreate(PC outer, const char suffix[], PCType type, PC *inner);
 
 #endif
