@@ -102,13 +102,15 @@ static PetscInt CouplingSlot(TdModel m, const PetscInt64 keys[], PetscInt n, Pet
   return slot;
 }
 
-/* The slots a quad's Gauss points look up, remembered for the quad: its 4 points mostly pair the
-   same faces with the same nodes, and each binary search over the pattern's keys is a chain of
-   unpredictable branches.  A full cache looks up without remembering. */
+/* The slots a thread's Gauss points looked up last, kept over its quads of a pass: a quad's 4
+   points mostly pair the same faces with the same nodes, and the next quad shares two of its
+   nodes and mostly its faces, while each binary search over the pattern's keys is a chain of
+   unpredictable branches.  The oldest entry makes room for a new one. */
+enum { SLOT_CACHE = 16 };
 typedef struct {
-  int        n;
-  PetscInt64 key[16];
-  PetscInt   slot[16];
+  int        n, next;
+  PetscInt64 key[SLOT_CACHE];
+  PetscInt   slot[SLOT_CACHE];
 } SlotCache;
 
 static PetscInt CachedCouplingSlot(TdModel m, SlotCache *c, const PetscInt64 keys[], PetscInt n, PetscInt64 key)
@@ -116,12 +118,11 @@ static PetscInt CachedCouplingSlot(TdModel m, SlotCache *c, const PetscInt64 key
   PetscInt slot;
   for (int i = 0; i < c->n; i++)
     if (c->key[i] == key) return c->slot[i];
-  slot = CouplingSlot(m, keys, n, key);
-  if (c->n < 16) {
-    c->key[c->n]  = key;
-    c->slot[c->n] = slot;
-    c->n++;
-  }
+  slot              = CouplingSlot(m, keys, n, key);
+  c->key[c->next]  = key;
+  c->slot[c->next] = slot;
+  c->next          = (c->next + 1) % SLOT_CACHE;
+  if (c->n < SLOT_CACHE) c->n++;
   return slot;
 }
 
@@ -723,9 +724,9 @@ static void DryTractions(const TdFilm *f, const PetscReal n[3], const FilmPointS
 /* One film quad: its Gauss points' states, the Reynolds rows (F11) or nothing (dry), the film
    forces on the faces (F14) and, with jac, the coupling blocks.  Writes only to the arrays it is
    given (a thread's own accumulators, or the outputs) and to the quad's own hits and pressure
-   block (jpp, 16 entries).  Returns 0, or 1 when a point leaves the film's domain (f->miss, or
-   the caller's message buffer, says where). */
-static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const PetscReal c[3], const PetscReal cdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscBool coupled, PetscBool want_jac, PetscReal rfull[], PetscScalar rfilm[], PetscScalar *jpp, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscScalar *jrig, PetscReal *block, PetscReal L[3], PetscReal Fr[3], char miss[512], PetscBool *ok)
+   block (jpp, 16 entries), and to the thread's slot caches.  Returns 0, or 1 when a point
+   leaves the film's domain (f->miss, or the caller's message buffer, says where). */
+static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const PetscReal c[3], const PetscReal cdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscBool coupled, PetscBool want_jac, PetscReal rfull[], PetscScalar rfilm[], PetscScalar *jpp, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscScalar *jrig, PetscReal *block, SlotCache cache[2], PetscReal L[3], PetscReal Fr[3], char miss[512], PetscBool *ok)
 {
   PetscReal zr[48]; /* a rigid pair's coordinates (F25) */
   const FilmQuadGeometry *g     = &f->geometry[qd];
@@ -734,11 +735,9 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   SurfaceState            sw[4], sb[4];
   PetscReal               p[4];
   FilmReynoldsSensitivity rsens;
-  SlotCache               cache[2]; /* face-pressure and face-face pairs */
   QQTerms                 qt;       /* the deferred dQ/dq updates (QQFlush) */
   FaceCoordinates         fc[2];    /* wall, base: the faces' coordinates, across the quad's points */
   PetscFunctionBegin;
-  cache[0].n = cache[1].n = 0;
   qt.n       = 0;
   fc[0].e = fc[1].e = -1;
   if (f->rigid_pair && jrig) {
@@ -866,6 +865,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       PetscReal    Lt[3] = {0, 0, 0}, Frt[3] = {0, 0, 0};
       PetscBool    okt = PETSC_TRUE;
       char         miss[512];
+      SlotCache    cache[2] = {{0}, {0}}; /* face-pressure and face-face pairs, over this thread's quads */
       if (tqq) {
         tqp = tqq + (jqp - jqq);
         tpq = tqq + (jpq - jqq);
@@ -884,7 +884,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
 #pragma omp atomic read
         stop = bad;
         if (!okt || stop) continue;
-        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + QuadEntries(f) * (qd - f->quad_start) : NULL, tqq, tqp, tpq, jrig ? jrig + krig + nrig * (qd - f->quad_start) : NULL, block, Lt, Frt, miss, &okt)) {
+        if (AssembleQuad(m, f, qd, c, cdot, t, q, v, u, ce, cv, coupled, jac ? PETSC_TRUE : PETSC_FALSE, rb, rf, jac ? jac + kpp + QuadEntries(f) * (qd - f->quad_start) : NULL, tqq, tqp, tpq, jrig ? jrig + krig + nrig * (qd - f->quad_start) : NULL, block, cache, Lt, Frt, miss, &okt)) {
 #pragma omp atomic write
           err = PETSC_TRUE;
         }
