@@ -91,7 +91,7 @@ int main(int argc, char **argv)
   }
   for (int nthreads = 1; nthreads <= 4; nthreads++) {
     Mat       A, B;
-    TdCOOMap  map = {0, NULL, NULL};
+    TdCOOMap  map = {0, 0, NULL, NULL, NULL};
     PetscBool used;
     PetscReal err;
     omp_set_num_threads(nthreads);

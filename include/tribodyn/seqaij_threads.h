@@ -15,12 +15,15 @@
    it did.  Call again after every MatSetPreallocationCOO. */
 PetscErrorCode TdSeqAIJUseThreadedMult(Mat A, PetscBool *used);
 
-/* Where each COO entry of A's pattern lands: for the nonzero k of A (CSR order),
-   entries perm[jmap[k]] ... perm[jmap[k+1]-1] of the COO value array are summed into it. */
+/* Where each COO entry of A's pattern lands, the entries bucketed by row in COO order: entries
+   rowstart[r] ... rowstart[r+1]-1 are those of row r; entry k adds the COO value v[entry[k]] to
+   nonzero slot[k] of A (CSR order).  A row's bucket then reads v in runs (an element's row of
+   its block is contiguous in the COO array) and writes within the row, where summing each
+   nonzero's entries from scattered places of v stalled on the loads (twice the time, measured). */
 typedef struct {
-  PetscInt  nnz;
-  PetscInt *jmap, *perm; /* PetscInt, not PetscCount: the sums stream these, and half the bytes
-                            is a third of the time (fewer than 2^31 entries, checked) */
+  PetscInt  nnz, nrows;
+  PetscInt *rowstart, *entry, *slot; /* PetscInt, not PetscCount: the sums stream these (fewer
+                                        than 2^31 entries, checked) */
 } TdCOOMap;
 
 /* Preallocates A (MATSEQAIJ; again after a change of pattern) with the nonzeros of the COO

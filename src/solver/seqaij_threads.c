@@ -183,7 +183,7 @@ PetscErrorCode TdSeqAIJUseThreadedMult(Mat A, PetscBool *used)
 */
 PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], TdCOOMap *map)
 {
-  PetscInt    nrows, ncols, *ai, *aj, *mark, *slot, *pos;
+  PetscInt    nrows, ncols, *ai, *aj, *mark, *slot;
   PetscCount *rowstart, *byrow, *fill;
   PetscBool   seqaij;
   PetscFunctionBegin;
@@ -223,28 +223,20 @@ PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[]
     PetscCall(PetscSortInt(nz, &aj[ai[r]]));
     ai[r + 1] = ai[r] + nz;
   }
-  /* the nonzero each bucketed entry lands on (its column's slot in its row), counted per nonzero */
-  map->nnz = ai[nrows];
-  PetscCall(PetscCalloc1(map->nnz + 1, &map->jmap));
-  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &map->perm));
-  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &pos));
+  /* the nonzero each bucketed entry lands on: its column's slot in its row */
+  map->nnz   = ai[nrows];
+  map->nrows = nrows;
+  PetscCall(PetscMalloc1(nrows + 1, &map->rowstart));
+  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &map->entry));
+  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &map->slot));
+  for (PetscInt r = 0; r <= nrows; r++) map->rowstart[r] = (PetscInt)rowstart[r];
   for (PetscInt r = 0; r < nrows; r++) {
     for (PetscInt k = ai[r]; k < ai[r + 1]; k++) slot[aj[k]] = k;
     for (PetscCount k = rowstart[r]; k < rowstart[r + 1]; k++) {
-      pos[k] = slot[cols[byrow[k]]];
-      map->jmap[pos[k] + 1]++;
+      map->entry[k] = (PetscInt)byrow[k];
+      map->slot[k]  = slot[cols[byrow[k]]];
     }
   }
-  for (PetscInt k = 0; k < map->nnz; k++) map->jmap[k + 1] += map->jmap[k];
-  {
-    /* perm: the entries of each nonzero in COO order (the rows' buckets are in COO order) */
-    PetscInt *next;
-    PetscCall(PetscMalloc1(map->nnz + 1, &next));
-    PetscCall(PetscArraycpy(next, map->jmap, map->nnz + 1));
-    for (PetscCount k = 0; k < rowstart[nrows]; k++) map->perm[next[pos[k]]++] = (PetscInt)byrow[k];
-    PetscCall(PetscFree(next));
-  }
-  PetscCall(PetscFree(pos));
   PetscCall(MatSeqAIJSetPreallocationCSR(A, ai, aj, NULL));
   PetscCall(PetscFree2(mark, slot));
   PetscCall(PetscFree(aj));
@@ -260,20 +252,18 @@ PetscErrorCode TdCOOMapSetValues(Mat A, const TdCOOMap *map, const PetscScalar v
   const PetscInt   *ai, *aj;
   PetscInt          n;
   PetscScalar      *aa;
-  const PetscInt *jmap = map->jmap, *perm = map->perm;
+  const PetscInt *rowstart = map->rowstart, *entry = map->entry, *slot = map->slot;
   PetscFunctionBegin;
   PetscCall(GetCSR(A, &n, &ai, &aj));
-  PetscCheck(ai[n] == map->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map has %" PetscInt_FMT " nonzeros, the matrix %" PetscInt_FMT ": the map belongs to another pattern", map->nnz, ai[n]);
+  PetscCheck(ai[n] == map->nnz && n == map->nrows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map has %" PetscInt_FMT " nonzeros, the matrix %" PetscInt_FMT ": the map belongs to another pattern", map->nnz, ai[n]);
   PetscCall(MatSeqAIJGetArrayWrite(A, &aa));
 #pragma omp parallel
   {
     PetscInt r0, r1;
     ThreadRows(ai, n, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
-    for (PetscInt k = ai[r0]; k < ai[r1]; k++) {
-      PetscScalar sum = 0;
-      for (PetscInt m = jmap[k]; m < jmap[k + 1]; m++) sum += v[perm[m]];
-      aa[k] = sum;
-    }
+    /* each nonzero's entries added in COO order, from 0: the same sums as entry by entry */
+    for (PetscInt k = ai[r0]; k < ai[r1]; k++) aa[k] = 0;
+    for (PetscInt k = rowstart[r0]; k < rowstart[r1]; k++) aa[slot[k]] += v[entry[k]];
   }
   PetscCall(MatSeqAIJRestoreArrayWrite(A, &aa));
   PetscCall(RestoreCSR(A, &n, &ai, &aj));
@@ -285,8 +275,9 @@ PetscErrorCode TdCOOMapSetValues(Mat A, const TdCOOMap *map, const PetscScalar v
 PetscErrorCode TdCOOMapDestroy(TdCOOMap *map)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree(map->jmap));
-  PetscCall(PetscFree(map->perm));
-  map->nnz = 0;
+  PetscCall(PetscFree(map->rowstart));
+  PetscCall(PetscFree(map->entry));
+  PetscCall(PetscFree(map->slot));
+  map->nnz = map->nrows = 0;
   PetscFunctionReturn(0);
 }

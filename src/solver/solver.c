@@ -272,7 +272,7 @@ PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[])
   PC  pc;
   PetscFunctionBegin;
   PetscCall(PetscArraycpy(s->coo_v, v, s->ncoo));
-  if (s->coo_map.jmap) PetscCall(TdCOOMapSetValues(s->J, &s->coo_map, s->coo_v));
+  if (s->coo_map.entry) PetscCall(TdCOOMapSetValues(s->J, &s->coo_map, s->coo_v));
   else PetscCall(MatSetValuesCOO(s->J, s->coo_v, INSERT_VALUES));
   if (s->npc_coo_v != s->ncoo) {
     PetscCall(PetscFree(s->pc_coo_v));
@@ -1445,7 +1445,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     }
   }
   PetscCall(PetscLogEventBegin(TD_JacobianValues, 0, 0, 0, 0));
-  if (s->coo_map.jmap && P == s->J) PetscCall(TdCOOMapSetValues(P, &s->coo_map, s->coo_v));
+  if (s->coo_map.entry && P == s->J) PetscCall(TdCOOMapSetValues(P, &s->coo_map, s->coo_v));
   else PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
   PetscCall(PetscLogEventEnd(TD_JacobianValues, 0, 0, 0, 0));
   {
