@@ -1,5 +1,6 @@
 /*
-  Pattern, COO assembly and threaded product of a MATSEQAIJ (src/solver/seqaij_threads.c) against
+  Pattern and COO assembly (src/solver/coo_map.c) and threaded product (src/solver/seqaij_threads.c)
+  of a MATSEQAIJ against
   sums formed directly from the COO triplets: a random pattern with repeated entries, dropped
   entries (negative row or column) and empty rows, on 1 to 4 threads.  Checks:
     - the pattern is PETSc's (MatSetPreallocationCOO) nonzero for nonzero;
@@ -91,7 +92,7 @@ int main(int argc, char **argv)
   }
   for (int nthreads = 1; nthreads <= 4; nthreads++) {
     Mat       A, B;
-    TdCOOMap  map = {0, 0, NULL, NULL, NULL};
+    TdCOOMap  map = {0};
     PetscBool used;
     PetscReal err;
     omp_set_num_threads(nthreads);
@@ -99,9 +100,9 @@ int main(int argc, char **argv)
     {
       /* a first, different pattern, replaced by the one tested (a change of film coupling) */
       const PetscInt i1[3] = {0, 5, 60}, j1[3] = {3, 5, 1};
-      PetscCall(TdSeqAIJPreallocateCOO(A, 3, i1, j1, &map));
+      PetscCall(TdCOOMapPreallocate(A, 3, i1, j1, &map));
     }
-    PetscCall(TdSeqAIJPreallocateCOO(A, n, ri, ci, &map));
+    PetscCall(TdCOOMapPreallocate(A, n, ri, ci, &map));
     PetscCall(CreatePattern(nrows, n, ri, ci, &B));
     PetscCall(TdSeqAIJUseThreadedMult(A, &used));
     CHECKF(used, "%d threads: the product was not installed", nthreads);
@@ -164,7 +165,7 @@ int main(int argc, char **argv)
       const PetscInt i1[1] = {0}, j1[1] = {0};
       PetscErrorCode ierr;
       PetscCall(CreatePattern(nrows, 1, i1, j1, &C));
-      PetscCall(TdSeqAIJPreallocateCOO(A, n, ri, ci, &map));
+      PetscCall(TdCOOMapPreallocate(A, n, ri, ci, &map));
       PetscCall(PetscPushErrorHandler(Silent, NULL));
       ierr = TdCOOMapSetValues(C, &map, v);
       PetscCall(PetscPopErrorHandler());

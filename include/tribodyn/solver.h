@@ -38,7 +38,8 @@ struct _p_TdSolver {
   PetscInt     nowned, *owned;
   PetscScalar *coo_v;
   PetscCount   ncoo;
-  PetscBool    threaded_jacobian; /* one rank: the product with J and its COO values on threads */
+  PetscBool    threaded_jacobian; /* one rank: the product with J on threads */
+  PetscBool    coo_map_on;        /* J's pattern and COO values by coo_map (else PETSc's COO) */
   TdCOOMap     coo_map;           /* ... the COO entries of J's nonzeros (empty: PETSc's COO) */
   /* state at t_n (full coordinates) and the iterate at t_{n+1} */
   PetscReal   *q, *v, *a, *qdd, *q1, *v1, *a1, *qdd1;

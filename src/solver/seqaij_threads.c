@@ -1,12 +1,12 @@
 /*
-  Pattern, threaded product and threaded COO assembly of a one-rank MATSEQAIJ (seqaij_threads.h).
+  Threaded product of a one-rank MATSEQAIJ (seqaij_threads.h).
 
-  On one rank PETSc multiplies and assembles on one core while the film and element loops use
-  every thread; with a kept LU each Newton step takes several Krylov iterations, each one product
-  with the Jacobian.  Rows are split among the threads by nonzeros (thread t takes the rows whose
-  first nonzero lies in [t nnz/T, (t+1) nnz/T)), so each thread writes only its own rows: the
-  product runs over runs of consecutive columns with eight partial sums per row (ColumnRuns), and
-  the COO sums add a nonzero's entries in the order of the COO array.
+  On one rank PETSc multiplies on one core while the film and element loops use every thread;
+  with a kept LU each Newton step takes several Krylov iterations, each one product with the
+  Jacobian.  Rows are split among the threads by nonzeros (thread t takes the rows whose first
+  nonzero lies in [t nnz/T, (t+1) nnz/T)), so each thread writes only its own rows: the product
+  runs over runs of consecutive columns with eight partial sums per row (ColumnRuns).  The
+  pattern and the COO value sums are coo_map.c's.
 */
 #include <tribodyn/seqaij_threads.h>
 #include <omp.h>
@@ -171,113 +171,5 @@ PetscErrorCode TdSeqAIJUseThreadedMult(Mat A, PetscBool *used)
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
   *used = seqaij;
   if (*used) PetscCall(MatSetOperation(A, MATOP_MULT, (void (*)(void))MatMult_ThreadedSeqAIJ));
-  PetscFunctionReturn(0);
-}
-
-/*
-  The CSR pattern of the COO entries and the map, without sorting all entries (PETSc's
-  MatSetPreallocationCOO sorts the (row, column) pairs, about 0.2 s for the 2 million entries of
-  the slider-guide Jacobian, at every change of the film-body coupling): the entries are bucketed
-  by row, each row's columns are made unique with a marker array and sorted (a row holds a few
-  hundred), and each entry's slot is looked up in a dense column-to-slot array.
-*/
-PetscErrorCode TdSeqAIJPreallocateCOO(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], TdCOOMap *map)
-{
-  PetscInt    nrows, ncols, *ai, *aj, *mark, *slot;
-  PetscCount *rowstart, *byrow, *fill;
-  PetscBool   seqaij;
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
-  PetscCheck(seqaij, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "TdSeqAIJPreallocateCOO needs a MATSEQAIJ matrix");
-  PetscCall(TdCOOMapDestroy(map));
-  PetscCall(MatGetSize(A, &nrows, &ncols));
-  PetscCheck(n < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscCount_FMT " COO entries: more than the map's PetscInt indices hold; run with -threaded_jacobian false", n);
-  /* bucket the kept entries by row, in COO order */
-  PetscCall(PetscCalloc1(nrows + 1, &rowstart));
-  for (PetscCount e = 0; e < n; e++) {
-    if (rows[e] < 0 || cols[e] < 0) continue;
-    PetscCheck(rows[e] < nrows && cols[e] < ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT " = (%" PetscInt_FMT ", %" PetscInt_FMT ") lies outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", e, rows[e], cols[e], nrows, ncols);
-    rowstart[rows[e] + 1]++;
-  }
-  for (PetscInt r = 0; r < nrows; r++) rowstart[r + 1] += rowstart[r];
-  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &byrow));
-  PetscCall(PetscMalloc1(nrows + 1, &fill));
-  PetscCall(PetscArraycpy(fill, rowstart, nrows + 1));
-  for (PetscCount e = 0; e < n; e++)
-    if (rows[e] >= 0 && cols[e] >= 0) byrow[fill[rows[e]]++] = e;
-  /* unique sorted columns of each row */
-  PetscCall(PetscMalloc1(nrows + 1, &ai));
-  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &aj));
-  PetscCall(PetscMalloc2(ncols, &mark, ncols, &slot));
-  for (PetscInt c = 0; c < ncols; c++) mark[c] = -1;
-  ai[0] = 0;
-  for (PetscInt r = 0; r < nrows; r++) {
-    PetscInt nz = 0;
-    for (PetscCount k = rowstart[r]; k < rowstart[r + 1]; k++) {
-      const PetscInt c = cols[byrow[k]];
-      if (mark[c] != r) {
-        mark[c]         = r;
-        aj[ai[r] + nz++] = c;
-      }
-    }
-    PetscCall(PetscSortInt(nz, &aj[ai[r]]));
-    ai[r + 1] = ai[r] + nz;
-  }
-  /* the nonzero each bucketed entry lands on: its column's slot in its row */
-  map->nnz   = ai[nrows];
-  map->nrows = nrows;
-  PetscCall(PetscMalloc1(nrows + 1, &map->rowstart));
-  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &map->entry));
-  PetscCall(PetscMalloc1(PetscMax(rowstart[nrows], 1), &map->slot));
-  for (PetscInt r = 0; r <= nrows; r++) map->rowstart[r] = (PetscInt)rowstart[r];
-  for (PetscInt r = 0; r < nrows; r++) {
-    for (PetscInt k = ai[r]; k < ai[r + 1]; k++) slot[aj[k]] = k;
-    for (PetscCount k = rowstart[r]; k < rowstart[r + 1]; k++) {
-      map->entry[k] = (PetscInt)byrow[k];
-      map->slot[k]  = slot[cols[byrow[k]]];
-    }
-  }
-  PetscCall(MatSeqAIJSetPreallocationCSR(A, ai, aj, NULL));
-  PetscCall(PetscFree2(mark, slot));
-  PetscCall(PetscFree(aj));
-  PetscCall(PetscFree(ai));
-  PetscCall(PetscFree(fill));
-  PetscCall(PetscFree(byrow));
-  PetscCall(PetscFree(rowstart));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TdCOOMapSetValues(Mat A, const TdCOOMap *map, const PetscScalar v[])
-{
-  const PetscInt   *ai, *aj;
-  PetscInt          n;
-  PetscScalar      *aa;
-  const PetscInt *rowstart = map->rowstart, *entry = map->entry, *slot = map->slot;
-  PetscFunctionBegin;
-  PetscCall(GetCSR(A, &n, &ai, &aj));
-  PetscCheck(ai[n] == map->nnz && n == map->nrows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map has %" PetscInt_FMT " nonzeros, the matrix %" PetscInt_FMT ": the map belongs to another pattern", map->nnz, ai[n]);
-  PetscCall(MatSeqAIJGetArrayWrite(A, &aa));
-#pragma omp parallel
-  {
-    PetscInt r0, r1;
-    ThreadRows(ai, n, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
-    /* each nonzero's entries added in COO order, from 0: the same sums as entry by entry */
-    for (PetscInt k = ai[r0]; k < ai[r1]; k++) aa[k] = 0;
-    for (PetscInt k = rowstart[r0]; k < rowstart[r1]; k++) aa[slot[k]] += v[entry[k]];
-  }
-  PetscCall(MatSeqAIJRestoreArrayWrite(A, &aa));
-  PetscCall(RestoreCSR(A, &n, &ai, &aj));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TdCOOMapDestroy(TdCOOMap *map)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree(map->rowstart));
-  PetscCall(PetscFree(map->entry));
-  PetscCall(PetscFree(map->slot));
-  map->nnz = map->nrows = 0;
   PetscFunctionReturn(0);
 }

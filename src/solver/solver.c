@@ -226,11 +226,12 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       PetscCall(PetscInfo(NULL, "Jacobian COO entries of rows another rank owns: elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscCount_FMT " (rows %" PetscInt_FMT "-%" PetscInt_FMT " here)\n", off_e, off_f, off_c, lo, hi));
     }
     PetscCall(PetscLogEventBegin(TD_JacobianPattern, 0, 0, 0, 0));
+    if (s->coo_map_on) PetscCall(TdCOOMapPreallocate(s->J, s->ncoo, ci, cj, &s->coo_map));
+    else PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
     if (s->threaded_jacobian && seqaij) {
       PetscBool used;
-      PetscCall(TdSeqAIJPreallocateCOO(s->J, s->ncoo, ci, cj, &s->coo_map));
       PetscCall(TdSeqAIJUseThreadedMult(s->J, &used));
-    } else PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
+    }
     PetscCall(PetscLogEventEnd(TD_JacobianPattern, 0, 0, 0, 0));
     if (s->snes) {
       /* a new pattern: the factorisation (and the factor's own copy of the pattern, which a
@@ -403,7 +404,8 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 
   PetscCall(LayOutUnknowns(s));
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
-  PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, build the Jacobian's pattern and sum its COO values by tribodyn's own map, and multiply by it (every Krylov iteration) with the OpenMP threads; false: PETSc's COO assembly and product", PETSC_TRUE, &s->threaded_jacobian, NULL));
+  PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, multiply by the Jacobian (every Krylov iteration) with the OpenMP threads; false: PETSc's product", PETSC_TRUE, &s->threaded_jacobian, NULL));
+  PetscCall(TdOptionsBool(NULL, "jacobian_coo_map", "build the Jacobian's pattern and sum its COO values (every Jacobian) by tribodyn's own map, on the OpenMP threads, on any number of ranks; false: PETSc's MatSetPreallocationCOO and MatSetValuesCOO", PETSC_TRUE, &s->coo_map_on, NULL));
 
   if (model->nfilms) {
     PetscBool changed;

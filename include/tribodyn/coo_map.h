@@ -1,0 +1,43 @@
+#ifndef TRIBODYN_COO_MAP_H
+#define TRIBODYN_COO_MAP_H
+/*
+  The Jacobian's pattern and COO value assembly by tribodyn's own map (src/solver/coo_map.c), on
+  one rank (MATSEQAIJ) and on several (MATMPIAIJ), in place of PETSc's MatSetPreallocationCOO and
+  MatSetValuesCOO.  The pattern is built without a global sort of the entries (it changes
+  whenever the film slides onto other faces), and the values are summed row by row from the COO
+  array read in runs (an element's row of its block is contiguous in it), with 4-byte indices:
+  PETSc sums each nonzero's entries from scattered places with 8-byte ones.
+*/
+#include <petscmat.h>
+
+/* Where each COO entry of A's pattern lands.  The entries of this rank's rows are bucketed by
+   row, its own in COO order, then those other ranks sent for it; the buckets are stored as runs:
+   run k adds the len[k] values from entry[k] on (a COO index, or -1 - j for the j-th value
+   received: then the received ones from j on) to the len[k] nonzeros from slot[k] on (below
+   nnz_diag: the diagonal block's, in its CSR order; else the off-diagonal block's, minus
+   nnz_diag).  Runs are long since an element's row of its block is contiguous in the COO array
+   and a node's 12 columns are contiguous in a row: 12 bytes per run instead of 8 per entry are
+   read at every assembly.  Row r's runs are runstart[r] ... runstart[r+1]-1.  Entries of rows
+   another rank owns travel to it at every assembly: send_entry lists them by destination. */
+typedef struct {
+  PetscInt     nnz, nnz_diag, nrows;
+  PetscInt    *runstart, *entry, *slot, *len; /* PetscInt, not PetscCount: fewer than 2^31
+                                                 entries are checked */
+  PetscMPIInt  nsend, nrecv;             /* ranks sent to and received from */
+  PetscMPIInt  tag;
+  PetscMPIInt *send_rank, *recv_rank;
+  PetscInt    *send_start, *recv_start;  /* offsets per rank, nsend + 1 and nrecv + 1 */
+  PetscInt    *send_entry;               /* the COO indices sent, by destination */
+  PetscScalar *send_buf, *recv_buf;
+} TdCOOMap;
+
+/* Preallocates A (MATSEQAIJ or MATMPIAIJ, local sizes set; again after a change of pattern) with
+   the nonzeros of the COO pattern (rows[], cols[] in A's global numbering; entries with a
+   negative index are dropped, as in MatSetPreallocationCOO) and makes the map of that pattern
+   onto them.  Collective.  A's values are then set by TdCOOMapSetValues, not MatSetValuesCOO. */
+PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], TdCOOMap *map);
+/* A's values from the COO value array v (INSERT_VALUES), with the OpenMP threads.  Collective. */
+PetscErrorCode TdCOOMapSetValues(Mat A, TdCOOMap *map, const PetscScalar v[]);
+PetscErrorCode TdCOOMapDestroy(TdCOOMap *map);
+
+#endif
