@@ -1,8 +1,8 @@
 /*
   Pattern and COO assembly (src/solver/coo_map.c) and threaded product (src/solver/seqaij_threads.c)
-  of a MATSEQAIJ against
-  sums formed directly from the COO triplets: a random pattern with repeated entries, dropped
-  entries (negative row or column) and empty rows, on 1 to 4 threads.  Checks:
+  of a MATSEQAIJ against sums formed directly from the COO triplets: a random pattern with
+  repeated entries, dropped entries (negative row or column) and empty rows, on 1 to 4 threads.
+  Checks:
     - the pattern is PETSc's (MatSetPreallocationCOO) nonzero for nonzero;
     - every nonzero equals the sum of its triplets' values (and MatSetValuesCOO's result);
     - y = A x equals sum over triplets v x_col, and a second call after new values follows them;

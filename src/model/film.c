@@ -69,12 +69,6 @@ static void AddFaceForce(TdModel m, const SurfaceState *st, PetscReal w, const P
   }
 }
 
-static int CompareInt64(const void *a, const void *b)
-{
-  const PetscInt64 x = *(const PetscInt64 *)a, y = *(const PetscInt64 *)b;
-  return x < y ? -1 : (x > y ? 1 : 0);
-}
-
 static PetscInt64 PairKey(PetscInt a, PetscInt b) { return ((PetscInt64)a << 32) | (PetscInt64)b; }
 
 /* Slot of a key in a sorted key array, -1 if absent. */
@@ -370,8 +364,9 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
   for (PetscInt k = 0; k < NQP * npoints; k++)
     if (qp[k] >= 0) qp[nqp++] = qp[k];
   /* sort, unique, compare */
-  if (nqq) qsort(qq, (size_t)nqq, sizeof(PetscInt64), CompareInt64);
-  if (nqp) qsort(qp, (size_t)nqp, sizeof(PetscInt64), CompareInt64);
+  /* PETSc's sort compares inline; qsort's call per comparison took most of an update */
+  PetscCall(PetscSortInt64(nqq, qq));
+  PetscCall(PetscSortInt64(nqp, qp));
   {
     PetscInt u = 0;
     for (PetscInt i = 0; i < nqq; i++)
@@ -968,6 +963,19 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
       for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
     }
   }
+  /* a node not yet found starts on the faces of a quad around it (as film_create.c's points
+     start on their neighbours'), not with a scan of every face of the sets */
+  for (PetscInt qd = 0; qd < f->surface.nquads; qd++)
+    for (PetscInt k = 0; k < 4; k++) {
+      const PetscInt nd = f->surface.quads[4 * qd + k];
+      if (nd < node_start || nd >= node_end) continue;
+      for (PetscInt a = 0; a < 2; a++) {
+        TdFilmHit *hit = &f->node_hits[2 * nd + a];
+        if (hit->face >= 0 || f->hits[8 * qd + 4 * a].face < 0) continue;
+        hit->face     = f->hits[8 * qd + 4 * a].face;
+        hit->pt.uv[0] = hit->pt.uv[1] = 0;
+      }
+    }
   TdFilmFrameMotion(m, f, t, c, cdot);
 #pragma omp parallel for schedule(dynamic, 16) reduction(min : hm)
   for (PetscInt nd = node_start; nd < node_end; nd++) {

@@ -290,6 +290,12 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     for (PetscInt k = 0; k < 2 * f->surface.nnodes; k++) f->node_hits[k].face = -1;
     {
       PetscReal hsum = 0, area = 0;
+      /* each search starts on the face the point before it found (its start uv at the face's
+         centre, as a search over all faces starts): a neighbouring point almost always lies on
+         the same face or on one around it, where a search over all faces of the set cost each
+         of the film's points a scan of the whole set (at the finest slider-guide level about
+         8 s per rank, at every start and restart) */
+      PetscInt last[3] = {-1, -1, -1}; /* wall, base, orientation probe */
       for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
         PetscReal      X[4][3], h0[3];
         FilmPointState ps = {0};
@@ -309,17 +315,26 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
           }
           vec3_cross(a, b, h0);
           film_quad_geometry(X, h0, &f->geometry[qd]);
-          probe.face = -1;
+          probe.face     = last[2];
+          probe.pt.uv[0] = probe.pt.uv[1] = 0;
           film_line_init(f->geometry[qd].n[0], &line);
           PetscCall(TdFilmProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &s1, &ok));
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)f->geometry[qd].x[0][0], (double)f->geometry[qd].x[0][1], (double)f->geometry[qd].x[0][2], m->bodies[f->wall.body].name, f->wall.face);
+          last[2] = probe.face;
           if (probe.pt.s > 0)
             for (PetscInt d = 0; d < 3; d++) h0[d] = -h0[d];
           film_quad_geometry(X, h0, &f->geometry[qd]);
         } else film_quad_geometry(X, hint, &f->geometry[qd]);
         for (PetscInt gp = 0; gp < 4; gp++) {
           const FilmQuadGeometry *g = &f->geometry[qd];
+          for (PetscInt a = 0; a < 2; a++) {
+            TdFilmHit *hit = &f->hits[8 * qd + 4 * a + gp];
+            hit->face      = last[a];
+            hit->pt.uv[0] = hit->pt.uv[1] = 0;
+          }
           PetscCall(TdFilmPointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &ps, &s1, &s2, &ok));
+          last[0] = f->hits[8 * qd + gp].face;
+          last[1] = f->hits[8 * qd + 4 + gp].face;
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
           if (f->model == TD_FILM_REYNOLDS && !(ps.h > 0))
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the film height at the start is %g m at the film point (%g, %g, %g); the Reynolds film needs a positive gap between %s:%s and %s:%s (the wall above, the base below along the normal)", p, (double)ps.h, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2], m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face);
