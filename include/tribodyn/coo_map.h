@@ -39,5 +39,9 @@ PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], c
 /* A's values from the COO value array v (INSERT_VALUES), with the OpenMP threads.  Collective. */
 PetscErrorCode TdCOOMapSetValues(Mat A, TdCOOMap *map, const PetscScalar v[]);
 PetscErrorCode TdCOOMapDestroy(TdCOOMap *map);
+/* The rows [*r0, *r1) of thread tid of nt: those whose offset start[r] (CSR row offsets, or the
+   map's runstart) lies in the thread's equal share of start[n]; each thread then writes only
+   its own rows. */
+void TdThreadRows(const PetscInt start[], PetscInt n, int tid, int nt, PetscInt *r0, PetscInt *r1);
 
 #endif

@@ -31,7 +31,7 @@ PetscErrorCode TdCOOMapDestroy(TdCOOMap *map)
   PetscFunctionReturn(0);
 }
 
-/* The rows of thread tid of nt: those whose bucket starts in its equal share of the entries. */
+/* first row r with start[r] >= target (n if none) */
 static PetscInt FirstRowAtOrAfter(const PetscInt start[], PetscInt n, PetscInt target)
 {
   PetscInt lo = 0, hi = n;
@@ -43,7 +43,7 @@ static PetscInt FirstRowAtOrAfter(const PetscInt start[], PetscInt n, PetscInt t
   return lo;
 }
 
-static void ThreadRows(const PetscInt start[], PetscInt n, int tid, int nt, PetscInt *r0, PetscInt *r1)
+void TdThreadRows(const PetscInt start[], PetscInt n, int tid, int nt, PetscInt *r0, PetscInt *r1)
 {
   const PetscInt total = start[n];
   *r0                  = FirstRowAtOrAfter(start, n, (PetscInt)(((PetscInt64)total * tid) / nt));
@@ -292,7 +292,7 @@ PetscErrorCode TdCOOMapSetValues(Mat A, TdCOOMap *map, const PetscScalar v[])
 #pragma omp parallel
     {
       PetscInt r0, r1;
-      ThreadRows(runstart, nrows, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
+      TdThreadRows(runstart, nrows, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
       /* row by row, zeroed just before its sums, while it is in cache */
       for (PetscInt r = r0; r < r1; r++) {
         for (PetscInt k = Ai[r]; k < Ai[r + 1]; k++) aa[k] = 0;

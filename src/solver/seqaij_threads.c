@@ -11,25 +11,6 @@
 #include <tribodyn/seqaij_threads.h>
 #include <omp.h>
 
-/* first row r with ai[r] >= target (n if none) */
-static PetscInt FirstRowAtOrAfter(const PetscInt ai[], PetscInt n, PetscInt target)
-{
-  PetscInt lo = 0, hi = n;
-  while (lo < hi) {
-    const PetscInt mid = lo + (hi - lo) / 2;
-    if (ai[mid] < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-static void ThreadRows(const PetscInt ai[], PetscInt n, int tid, int nthreads, PetscInt *r0, PetscInt *r1)
-{
-  const PetscInt nnz = ai[n];
-  *r0                = FirstRowAtOrAfter(ai, n, (PetscInt)(((PetscInt64)nnz * tid) / nthreads));
-  *r1                = tid == nthreads - 1 ? n : FirstRowAtOrAfter(ai, n, (PetscInt)(((PetscInt64)nnz * (tid + 1)) / nthreads));
-}
-
 static PetscErrorCode GetCSR(Mat A, PetscInt *n, const PetscInt **ai, const PetscInt **aj)
 {
   PetscBool done;
@@ -142,7 +123,7 @@ static PetscErrorCode MatMult_ThreadedSeqAIJ(Mat A, Vec x, Vec y)
   {
     const PetscInt *rowrun = runs->rowrun, *col = runs->col, *k0 = runs->k0;
     PetscInt        r0, r1;
-    ThreadRows(ai, n, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
+    TdThreadRows(ai, n, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
     for (PetscInt r = r0; r < r1; r++) {
       PetscScalar s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       for (PetscInt q = rowrun[r]; q < rowrun[r + 1]; q++) {
