@@ -130,7 +130,12 @@ PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], c
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
   PetscCheck(seqaij || mpiaij, comm, PETSC_ERR_SUP, "TdCOOMapPreallocate needs a MATSEQAIJ or MATMPIAIJ matrix");
-  PetscCall(TdCOOMapDestroy(map));
+  {
+    /* a new pattern keeps the map's message tag: a run rebuilds its pattern thousands of times */
+    const PetscMPIInt tag = map->tag;
+    PetscCall(TdCOOMapDestroy(map));
+    map->tag = tag;
+  }
   PetscCall(MatGetLocalSize(A, &nlocal, &nlocal_cols));
   PetscCall(MatGetSize(A, &N, &Ncols));
   PetscCheck(n < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscCount_FMT " COO entries: more than the map's PetscInt indices hold; run with -jacobian_coo_map false", n);
@@ -138,7 +143,7 @@ PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], c
   PetscCall(PetscLayoutGetRange(layout, &rlo, &rhi));
   for (PetscCount e = 0; e < n; e++)
     if (rows[e] >= 0 && cols[e] >= 0) PetscCheck(rows[e] < N && cols[e] < Ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT " = (%" PetscInt_FMT ", %" PetscInt_FMT ") lies outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", e, rows[e], cols[e], N, Ncols);
-  PetscCall(PetscObjectGetNewTag((PetscObject)A, &map->tag));
+  if (!map->tag) PetscCall(PetscObjectGetNewTag((PetscObject)A, &map->tag));
   if (mpiaij) PetscCall(ExchangePattern(comm, layout, n, rows, cols, map, &recv_pairs, &nrecv));
   else {
     PetscCall(PetscMalloc2(1, &map->send_rank, 1, &map->send_start));
