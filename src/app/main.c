@@ -9,6 +9,8 @@
 #include <tribodyn/output.h>
 #include <tribodyn/solver.h>
 #include <tribodyn/thread_governor.h>
+#include <petscdm.h>
+#include <petscsf.h>
 #include <dlfcn.h>
 #include <string.h>
 #include <strings.h>
@@ -699,6 +701,21 @@ int main(int argc, char **argv)
   SelectBlasKernels(argv);
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   comm = PETSC_COMM_WORLD;
+  {
+    /* PETSc registers a package's log events at its first use, which comes at different times
+       on different ranks (rank 0 reads the mesh, writes the records, ...); -log_view sums the
+       ranks' events by their order of registration, so a rank that registered in another order
+       had its counts and times printed under other events' names.  All packages now register
+       first, on every rank in the same order, before tribodyn's own events. */
+    PetscCall(VecInitializePackage());
+    PetscCall(MatInitializePackage());
+    PetscCall(PCInitializePackage());
+    PetscCall(KSPInitializePackage());
+    PetscCall(SNESInitializePackage());
+    PetscCall(PetscSFInitializePackage());
+    PetscCall(ISInitializePackage());
+    PetscCall(DMInitializePackage());
+  }
   if (BlasCoreName()) PetscCall(PetscInfo(NULL, "OpenBLAS kernels: %s\n", BlasCoreName()));
   PetscCall(MergeRestartOptions(comm, argc, argv, &cf, restart, sizeof restart));
   PetscCall(TdOptionsInitialize(comm));
