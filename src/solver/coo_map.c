@@ -118,6 +118,14 @@ static PetscErrorCode ExchangePattern(MPI_Comm comm, PetscLayout layout, PetscCo
   PetscFunctionReturn(0);
 }
 
+/* Whether bucket entry k (of a row whose bucket starts at k0) starts a run: the row's first, or
+   not the next COO entry (or received value) onto the next nonzero of the same block. */
+static inline PetscBool RunStarts(PetscInt k, PetscInt k0, const PetscInt entry[], const PetscInt slot[], PetscInt nnz_diag)
+{
+  if (k == k0 || (entry[k] >= 0) != (entry[k - 1] >= 0)) return PETSC_TRUE;
+  return entry[k] != entry[k - 1] + (entry[k] >= 0 ? 1 : -1) || slot[k] != slot[k - 1] + 1 || slot[k] == nnz_diag ? PETSC_TRUE : PETSC_FALSE;
+}
+
 PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], TdCOOMap *map)
 {
   MPI_Comm    comm;
@@ -232,13 +240,13 @@ PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], c
     PetscInt nrun = 0;
     for (PetscInt r = 0; r < nlocal; r++)
       for (PetscInt k = rowstart[r]; k < rowstart[r + 1]; k++)
-        if (k == rowstart[r] || entry[k] != entry[k - 1] + (entry[k] >= 0 ? 1 : -1) || (entry[k] >= 0) != (entry[k - 1] >= 0) || slot[k] != slot[k - 1] + 1 || slot[k] == map->nnz_diag) nrun++;
+        if (RunStarts(k, rowstart[r], entry, slot, map->nnz_diag)) nrun++;
     PetscCall(PetscMalloc4(nlocal + 1, &map->runstart, PetscMax(nrun, 1), &map->entry, PetscMax(nrun, 1), &map->slot, PetscMax(nrun, 1), &map->len));
     nrun = 0;
     for (PetscInt r = 0; r < nlocal; r++) {
       map->runstart[r] = nrun;
       for (PetscInt k = rowstart[r]; k < rowstart[r + 1]; k++) {
-        if (k == rowstart[r] || entry[k] != entry[k - 1] + (entry[k] >= 0 ? 1 : -1) || (entry[k] >= 0) != (entry[k - 1] >= 0) || slot[k] != slot[k - 1] + 1 || slot[k] == map->nnz_diag) {
+        if (RunStarts(k, rowstart[r], entry, slot, map->nnz_diag)) {
           map->entry[nrun] = entry[k];
           map->slot[nrun]  = slot[k];
           map->len[nrun]   = 0;
