@@ -7,7 +7,13 @@
     - every nonzero equals the sum of its triplets' values, for two sets of values;
     - y = A x equals the triplet sums times x (the product PETSc sets up for the new pattern);
     - a second, different pattern on the same matrix replaces the first (a change of film
-      coupling re-preallocates the Jacobian).
+      coupling re-preallocates the Jacobian);
+    - a third pattern leads with element-like blocks (3 consecutive rows by the same 3 columns,
+      some entries dropped) in chunks of nearby rows: the blocks the map makes direct are added
+      by TdCOOMapAddBlock from the value array, a thread per chunk in an order other than the
+      COO array's (each chunk's blocks backwards), before TdCOOMapSetValues adds
+      the rest; the map must then find blocks of both kinds (direct, and through the array
+      because another chunk or rank reaches their rows).
   Run under mpiexec -n 1, 2 and 4 (tests/coo_map.cmake).
 */
 #include <tribodyn/coo_map.h>
@@ -50,6 +56,27 @@ static PetscErrorCode RandomPattern(PetscRandom rnd, PetscCount n, PetscInt band
     if (ci[e] < 0 || ci[e] >= NGLOBAL) ci[e] = ri[e];
     if (ri[e] == 7 || ri[e] == 60) ri[e] = -1; /* dropped, leaving the rows empty */
     if (e % 97 == 0) ci[e] = -1;                /* dropped */
+  }
+  PetscFunctionReturn(0);
+}
+
+enum { BLOCK = 9, NBLOCK = 60 };
+
+/* the leading NBLOCK blocks of BLOCK entries: rows r0..r0+2 by columns r0..r0+2, chunk r0 / 16 */
+static PetscErrorCode BlockPattern(PetscRandom rnd, PetscInt ri[], PetscInt ci[], PetscInt chunk[])
+{
+  PetscFunctionBegin;
+  for (PetscInt b = 0; b < NBLOCK; b++) {
+    PetscReal      a;
+    PetscInt       r0;
+    PetscCall(PetscRandomGetValueReal(rnd, &a));
+    r0       = (PetscInt)((a + 1) / 2 * (NGLOBAL - 3)) % (NGLOBAL - 3);
+    chunk[b] = r0 / 16;
+    for (PetscInt i = 0; i < 3; i++)
+      for (PetscInt j = 0; j < 3; j++) {
+        ri[BLOCK * b + 3 * i + j] = r0 + i;
+        ci[BLOCK * b + 3 * i + j] = (b % 5 == 0 && i == j) ? -1 : r0 + j; /* some dropped */
+      }
   }
   PetscFunctionReturn(0);
 }
@@ -107,7 +134,7 @@ int main(int argc, char **argv)
 {
   const PetscCount n = 1200; /* per rank */
   PetscMPIInt      rank, size;
-  PetscInt         nlocal, *ri, *ci;
+  PetscInt         nlocal, *ri, *ci, chunk[NBLOCK], order[NBLOCK], ndirect = 0, nindirect = 0;
   PetscScalar     *v;
   PetscReal       *dense, err;
   PetscRandom      rnd;
@@ -126,13 +153,27 @@ int main(int argc, char **argv)
     TdCOOMap map = {0};
     omp_set_num_threads(nthreads);
     PetscCall(CreateAIJ(nlocal, &A));
-    for (int pattern = 0; pattern < 2; pattern++) {
+    for (int pattern = 0; pattern < 3; pattern++) {
       Mat       B;
       PetscBool same = PETSC_FALSE;
       PetscInt *i2, *j2; /* MatSetPreallocationCOO may reorder its arguments */
       /* the second pattern: a wider band, replacing the first on the same matrix */
+      const TdCOOMapBlocks blocks = {NBLOCK, BLOCK, chunk, order};
       PetscCall(RandomPattern(rnd, n, pattern ? 9 : 4, ri, ci));
-      PetscCall(TdCOOMapPreallocate(A, n, ri, ci, &map));
+      if (pattern == 2) {
+        /* the blocks of each chunk in decreasing order, as an assembly order other than the COO's */
+        PetscInt k = 0;
+        PetscCall(BlockPattern(rnd, ri, ci, chunk));
+        for (PetscInt c = 0; c < NGLOBAL / 16 + 1; c++)
+          for (PetscInt b = NBLOCK - 1; b >= 0; b--)
+            if (chunk[b] == c) order[k++] = b;
+      }
+      PetscCall(TdCOOMapPreallocate(A, n, ri, ci, pattern == 2 ? &blocks : NULL, &map));
+      if (pattern == 2)
+        for (PetscInt b = 0; b < NBLOCK; b++) {
+          if (map.block_direct[b]) ndirect++;
+          else nindirect++;
+        }
       PetscCall(CreateAIJ(nlocal, &B));
       PetscCall(PetscMalloc2(n, &i2, n, &j2));
       PetscCall(PetscArraycpy(i2, ri, n));
@@ -149,6 +190,16 @@ int main(int argc, char **argv)
         for (PetscCount e = 0; e < n; e++)
           if (ri[e] >= 0 && ci[e] >= 0) dense[ri[e] * NGLOBAL + ci[e]] += PetscRealPart(v[e]);
         PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, dense, NGLOBAL * NGLOBAL, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+        if (pattern == 2) {
+          /* the direct blocks first: a thread per chunk, each chunk's blocks in order */
+          PetscScalar *aa, *ba;
+          PetscCall(TdCOOMapGetArrays(A, &aa, &ba));
+#pragma omp parallel for schedule(dynamic, 1)
+          for (PetscInt c = 0; c < NGLOBAL / 16 + 1; c++)
+            for (PetscInt k = 0; k < NBLOCK; k++)
+              if (chunk[order[k]] == c && map.block_direct[order[k]]) TdCOOMapAddBlock(&map, order[k], &v[BLOCK * order[k]], aa, ba);
+          PetscCall(TdCOOMapRestoreArrays(A, &aa, &ba));
+        }
         PetscCall(TdCOOMapSetValues(A, &map, v));
         PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
         if (pass == 0) {
@@ -189,6 +240,9 @@ int main(int argc, char **argv)
     PetscCall(TdCOOMapDestroy(&map));
     PetscCall(MatDestroy(&A));
   }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ndirect, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nindirect, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  CHECKF(ndirect > 0 && nindirect > 0, "%d ranks: %" PetscInt_FMT " direct and %" PetscInt_FMT " other blocks; the test needs both", size, ndirect, nindirect);
   PetscCall(PetscFree3(ri, ci, v));
   PetscCall(PetscFree(dense));
   PetscCall(PetscRandomDestroy(&rnd));

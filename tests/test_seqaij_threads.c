@@ -100,9 +100,9 @@ int main(int argc, char **argv)
     {
       /* a first, different pattern, replaced by the one tested (a change of film coupling) */
       const PetscInt i1[3] = {0, 5, 60}, j1[3] = {3, 5, 1};
-      PetscCall(TdCOOMapPreallocate(A, 3, i1, j1, &map));
+      PetscCall(TdCOOMapPreallocate(A, 3, i1, j1, NULL, &map));
     }
-    PetscCall(TdCOOMapPreallocate(A, n, ri, ci, &map));
+    PetscCall(TdCOOMapPreallocate(A, n, ri, ci, NULL, &map));
     PetscCall(CreatePattern(nrows, n, ri, ci, &B));
     PetscCall(TdSeqAIJUseThreadedMult(A, &used));
     CHECKF(used, "%d threads: the product was not installed", nthreads);
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
       const PetscInt i1[1] = {0}, j1[1] = {0};
       PetscErrorCode ierr;
       PetscCall(CreatePattern(nrows, 1, i1, j1, &C));
-      PetscCall(TdCOOMapPreallocate(A, n, ri, ci, &map));
+      PetscCall(TdCOOMapPreallocate(A, n, ri, ci, NULL, &map));
       PetscCall(PetscPushErrorHandler(Silent, NULL));
       ierr = TdCOOMapSetValues(C, &map, v);
       PetscCall(PetscPopErrorHandler());

@@ -41,6 +41,12 @@ struct _p_TdSolver {
   PetscBool    threaded_jacobian; /* one rank: the product with J on threads */
   PetscBool    coo_map_on;        /* J's pattern and COO values by coo_map (else PETSc's COO) */
   TdCOOMap     coo_map;           /* ... the COO entries of J's nonzeros (empty: PETSc's COO) */
+  /* -jacobian_direct: element tangents added straight into J (coo_map.h's direct blocks), by
+     chunks of nearby elements: chunk c is elements chunk_elem[chunk_start[c] ...
+     chunk_start[c+1]), ascending, each added by one thread; elem_chunk[le] is element le's */
+  PetscBool    jacobian_direct;
+  PetscInt     nchunk, *chunk_start, *chunk_elem, *elem_chunk;
+  PetscReal   *tangent_buf;       /* nthreads x 96 x 96: a direct element's tangent */
   /* state at t_n (full coordinates) and the iterate at t_{n+1} */
   PetscReal   *q, *v, *a, *qdd, *q1, *v1, *a1, *qdd1;
   PetscReal   *lambda;           /* multipliers [N] at t_n */
@@ -118,8 +124,9 @@ struct _p_TdSolver {
   PetscReal    pc_dt;
   TdSolveMode  pc_mode;
   PetscInt     factorizations;
-  PetscScalar *pc_coo_v;          /* the COO values of the factored Jacobian (checkpoints) */
-  PetscCount   npc_coo_v;
+  PetscScalar *pc_mat_v;          /* the factored Jacobian's nonzeros of this rank's rows, the
+                                     diagonal block's then the off-diagonal block's (checkpoints) */
+  PetscInt     npc_mat_v;
   /* -film_block_correction (film_correction.c): the kept LU followed by a fresh LU of the film
      block, refreshed from each Jacobian after which film rows changed branch */
   PetscBool    film_correction;

@@ -344,7 +344,12 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     /* each rank writes its own part (parallel HDF5), rank 0 the parts' lengths */
     PetscCall(PutPerRank(s, out, "coupling_qq", "coupling_qq_counts", m->ncoupling_qq, PETSC_TRUE, m->coupling_qq, NULL));
     PetscCall(PutPerRank(s, out, "coupling_qp", "coupling_qp_counts", m->ncoupling_qp, PETSC_TRUE, m->coupling_qp, NULL));
-    PetscCall(PutPerRank(s, out, "pc_coo_values", "pc_coo_counts", s->pc_ready && s->npc_coo_v == s->ncoo ? (PetscInt)s->ncoo : 0, PETSC_FALSE, NULL, s->pc_coo_v));
+    {
+      /* the factored matrix's nonzeros (none if the pattern changed since) */
+      PetscInt nnz = -1;
+      if (s->J && s->pc_ready) PetscCall(TdSolverJacobianValuesCopy(s, &nnz, NULL));
+      PetscCall(PutPerRank(s, out, "pc_matrix_values", "pc_matrix_counts", nnz == s->npc_mat_v ? nnz : 0, PETSC_FALSE, NULL, s->pc_mat_v));
+    }
     {
       /* the last Krylov solve's pairs (krylov_recycle.c): [z_0, J z_0, z_1, ...], this rank's
          entries of each */
@@ -403,13 +408,19 @@ static PetscErrorCode RankSlice(MPI_Comm comm, PetscInt ncounts, const PetscInt6
 
 /* A per-rank array of reals written by PutPerRank: *vals (the whole array; the caller frees it)
    and this rank's offset in it.  *ok, the same on every rank, is true when the counts are for
-   this many ranks and every rank's part has the length it expects (expect). */
+   this many ranks and every rank's part has the length it expects (expect); an array the
+   checkpoint does not hold gives *vals NULL and *ok false. */
 static PetscErrorCode GetPerRankReal(TdSolver s, TdCheckpointFile cf, const char name[], const char counts_name[], PetscInt64 expect, PetscReal **vals, PetscInt64 *off, PetscBool *ok)
 {
   PetscInt64 *counts, cnt;
   PetscInt    n, nc;
   PetscFunctionBegin;
-  PetscCall(TdCheckpointFileGetReal(cf, name, PETSC_TRUE, &n, vals));
+  PetscCall(TdCheckpointFileGetReal(cf, name, PETSC_FALSE, &n, vals));
+  if (!*vals) { /* absent */
+    *ok  = PETSC_FALSE;
+    *off = 0;
+    PetscFunctionReturn(0);
+  }
   PetscCall(TdCheckpointFileGetInt(cf, counts_name, PETSC_TRUE, &nc, &counts));
   PetscCall(RankSlice(s->comm, nc, counts, off, &cnt, ok));
   PetscCall(PetscFree(counts));
@@ -558,9 +569,17 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     PetscCall(PetscFree(keys[1]));
     if (ok && sc[CK_PC_READY] != 0) {
       PetscReal *vals;
-      PetscCall(GetPerRankReal(s, cf, "pc_coo_values", "pc_coo_counts", (PetscInt64)s->ncoo, &vals, &off, &okr));
+      PetscInt  nnz;
+      PetscBool coo = PETSC_FALSE;
+      PetscCall(TdSolverJacobianValuesCopy(s, &nnz, NULL));
+      PetscCall(GetPerRankReal(s, cf, "pc_matrix_values", "pc_matrix_counts", (PetscInt64)nnz, &vals, &off, &okr));
+      if (!vals) {
+        /* a checkpoint of a version before the direct element blocks: the COO values */
+        coo = PETSC_TRUE;
+        PetscCall(GetPerRankReal(s, cf, "pc_coo_values", "pc_coo_counts", (PetscInt64)s->ncoo, &vals, &off, &okr));
+      }
       if (okr) {
-        PetscCall(TdSolverFactorStored(s, vals + off));
+        PetscCall(TdSolverFactorStored(s, vals + off, coo));
         s->pc_ready = PETSC_TRUE;
         s->pc_mode  = (TdSolveMode)sc[CK_PC_MODE];
         s->pc_dt    = sc[CK_PC_DT];

@@ -23,6 +23,8 @@ PetscErrorCode TdCOOMapDestroy(TdCOOMap *map)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree4(map->runstart, map->entry, map->slot, map->len));
+  PetscCall(PetscFree(map->block_direct));
+  PetscCall(PetscFree4(map->brunstart, map->bentry, map->bslot, map->blen));
   PetscCall(PetscFree2(map->send_rank, map->send_start));
   PetscCall(PetscFree2(map->recv_rank, map->recv_start));
   PetscCall(PetscFree(map->send_entry));
@@ -119,14 +121,81 @@ static PetscErrorCode ExchangePattern(MPI_Comm comm, PetscLayout layout, PetscCo
 }
 
 /* Whether bucket entry k (of a row whose bucket starts at k0) starts a run: the row's first, or
-   not the next COO entry (or received value) onto the next nonzero of the same block. */
-static inline PetscBool RunStarts(PetscInt k, PetscInt k0, const PetscInt entry[], const PetscInt slot[], PetscInt nnz_diag)
+   not the next COO entry (or received value) onto the next nonzero of the same block, or a
+   change between storing (the first to reach a nonzero) and adding. */
+static inline PetscBool RunStarts(PetscInt k, PetscInt k0, const PetscInt entry[], const PetscInt slot[], const char first[], PetscInt nnz_diag)
 {
-  if (k == k0 || (entry[k] >= 0) != (entry[k - 1] >= 0)) return PETSC_TRUE;
+  if (k == k0 || (entry[k] >= 0) != (entry[k - 1] >= 0) || first[k] != first[k - 1]) return PETSC_TRUE;
   return entry[k] != entry[k - 1] + (entry[k] >= 0 ? 1 : -1) || slot[k] != slot[k - 1] + 1 || slot[k] == nnz_diag ? PETSC_TRUE : PETSC_FALSE;
 }
 
-PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], TdCOOMap *map)
+/* Which blocks are direct: every row of the block is this rank's, and no block of another chunk
+   reaches it. */
+static PetscErrorCode MarkDirectBlocks(const TdCOOMapBlocks *blocks, const PetscInt rows[], PetscInt rlo, PetscInt rhi, TdCOOMap *map)
+{
+  const PetscInt nl = rhi - rlo;
+  PetscInt      *rowchunk; /* -1: no block, -2: blocks of several chunks */
+  PetscFunctionBegin;
+  map->nblock = blocks->nblock;
+  map->bsize  = blocks->bsize;
+  PetscCall(PetscMalloc1(PetscMax(map->nblock, 1), &map->block_direct));
+  PetscCall(PetscMalloc1(PetscMax(nl, 1), &rowchunk));
+  for (PetscInt r = 0; r < nl; r++) rowchunk[r] = -1;
+  for (PetscInt b = 0; b < map->nblock; b++) {
+    const PetscInt *rb = &rows[(PetscCount)b * map->bsize];
+    for (PetscInt i = 0; i < map->bsize; i++) {
+      const PetscInt r = rb[i] - rlo;
+      if (rb[i] < rlo || rb[i] >= rhi) continue;
+      if (rowchunk[r] == -1) rowchunk[r] = blocks->chunk[b];
+      else if (rowchunk[r] != blocks->chunk[b]) rowchunk[r] = -2;
+    }
+  }
+  for (PetscInt b = 0; b < map->nblock; b++) {
+    const PetscInt *rb = &rows[(PetscCount)b * map->bsize];
+    PetscBool       direct = PETSC_TRUE;
+    for (PetscInt i = 0; i < map->bsize && direct; i++)
+      if (rb[i] >= 0 && (rb[i] < rlo || rb[i] >= rhi || rowchunk[rb[i] - rlo] != blocks->chunk[b])) direct = PETSC_FALSE;
+    map->block_direct[b] = direct;
+  }
+  PetscCall(PetscFree(rowchunk));
+  PetscFunctionReturn(0);
+}
+
+/* The direct blocks' runs, in COO order within each block, from each entry's nonzero eslot[e]
+   (-1: dropped) and whether it stores (efirst[e]). */
+static PetscErrorCode MakeBlockRuns(const PetscInt eslot[], const char efirst[], TdCOOMap *map)
+{
+  PetscInt nrun = 0;
+  PetscFunctionBegin;
+  for (int pass = 0; pass < 2; pass++) {
+    nrun = 0;
+    for (PetscInt b = 0; b < map->nblock; b++) {
+      const PetscCount e0 = (PetscCount)b * map->bsize;
+      if (pass) map->brunstart[b] = nrun;
+      if (!map->block_direct[b]) continue;
+      for (PetscInt i = 0; i < map->bsize; i++) {
+        const PetscCount e = e0 + i;
+        PetscBool        starts;
+        if (eslot[e] < 0) continue;
+        starts = i == 0 || eslot[e - 1] < 0 || eslot[e] != eslot[e - 1] + 1 || eslot[e] == map->nnz_diag || efirst[e] != efirst[e - 1] ? PETSC_TRUE : PETSC_FALSE;
+        if (starts) {
+          if (pass) {
+            map->bentry[nrun] = i;
+            map->bslot[nrun]  = eslot[e];
+            map->blen[nrun]   = 0;
+          }
+          nrun++;
+        }
+        if (pass) map->blen[nrun - 1] += efirst[e] ? -1 : 1;
+      }
+    }
+    if (!pass) PetscCall(PetscMalloc4(map->nblock + 1, &map->brunstart, PetscMax(nrun, 1), &map->bentry, PetscMax(nrun, 1), &map->bslot, PetscMax(nrun, 1), &map->blen));
+  }
+  map->brunstart[map->nblock] = nrun;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], const TdCOOMapBlocks *blocks, TdCOOMap *map)
 {
   MPI_Comm    comm;
   PetscBool   seqaij, mpiaij;
@@ -152,6 +221,10 @@ PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], c
   for (PetscCount e = 0; e < n; e++)
     if (rows[e] >= 0 && cols[e] >= 0) PetscCheck(rows[e] < N && cols[e] < Ncols, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "COO entry %" PetscCount_FMT " = (%" PetscInt_FMT ", %" PetscInt_FMT ") lies outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix", e, rows[e], cols[e], N, Ncols);
   if (!map->tag) PetscCall(PetscObjectGetNewTag((PetscObject)A, &map->tag));
+  if (blocks && blocks->nblock > 0) {
+    PetscCheck((PetscCount)blocks->nblock * blocks->bsize <= n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%" PetscInt_FMT " direct blocks of %" PetscInt_FMT " entries exceed the %" PetscCount_FMT " COO entries", blocks->nblock, blocks->bsize, n);
+    PetscCall(MarkDirectBlocks(blocks, rows, rlo, rhi, map));
+  }
   if (mpiaij) PetscCall(ExchangePattern(comm, layout, n, rows, cols, map, &recv_pairs, &nrecv));
   else {
     PetscCall(PetscMalloc2(1, &map->send_rank, 1, &map->send_start));
@@ -236,26 +309,69 @@ PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], c
     PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nbo, &Bi, &Bj, &done));
   }
   {
+    /* The direct blocks' entries leave the buckets for their own runs; then which run is the
+       first to reach each nonzero (it stores), in the order of the assembly: the direct blocks,
+       then the rows. */
+    const PetscCount nbe = map->block_direct ? (PetscCount)map->nblock * map->bsize : 0;
+    PetscInt        *eslot = NULL;
+    char            *efirst = NULL, *touched, *first;
+    PetscInt         kk = 0;
+    PetscCall(PetscCalloc1(PetscMax(map->nnz, 1), &touched));
+    PetscCall(PetscMalloc1(PetscMax(nb, 1), &first));
+    if (nbe) {
+      PetscCall(PetscMalloc2(nbe, &eslot, nbe, &efirst));
+      for (PetscCount e = 0; e < nbe; e++) eslot[e] = -1;
+    }
+    for (PetscInt r = 0; r < nlocal; r++) {
+      const PetscInt k0 = rowstart[r];
+      rowstart[r]       = kk;
+      for (PetscInt k = k0; k < rowstart[r + 1]; k++) {
+        const PetscInt e = entry[k];
+        if (e >= 0 && e < nbe && map->block_direct[e / map->bsize]) eslot[e] = slot[k];
+        else {
+          entry[kk]  = e;
+          slot[kk++] = slot[k];
+        }
+      }
+    }
+    rowstart[nlocal] = kk;
+    for (PetscInt kb = 0; nbe && kb < map->nblock; kb++) { /* in the order of the assembly */
+      const PetscInt b = blocks->order ? blocks->order[kb] : kb;
+      for (PetscCount e = (PetscCount)b * map->bsize; e < (PetscCount)(b + 1) * map->bsize; e++)
+        if (eslot[e] >= 0) {
+          efirst[e]         = !touched[eslot[e]];
+          touched[eslot[e]] = 1;
+        }
+    }
+    for (PetscInt k = 0; k < kk; k++) {
+      first[k]        = !touched[slot[k]];
+      touched[slot[k]] = 1;
+    }
+    for (PetscInt j = 0; j < map->nnz; j++) PetscCheck(touched[j], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Nonzero %" PetscInt_FMT " of the COO map's pattern is reached by no entry", j);
+    PetscCall(PetscFree(touched));
+    if (nbe) PetscCall(MakeBlockRuns(eslot, efirst, map));
+    PetscCall(PetscFree2(eslot, efirst));
     /* the buckets as runs of consecutive entries onto consecutive nonzeros of one block */
     PetscInt nrun = 0;
     for (PetscInt r = 0; r < nlocal; r++)
       for (PetscInt k = rowstart[r]; k < rowstart[r + 1]; k++)
-        if (RunStarts(k, rowstart[r], entry, slot, map->nnz_diag)) nrun++;
+        if (RunStarts(k, rowstart[r], entry, slot, first, map->nnz_diag)) nrun++;
     PetscCall(PetscMalloc4(nlocal + 1, &map->runstart, PetscMax(nrun, 1), &map->entry, PetscMax(nrun, 1), &map->slot, PetscMax(nrun, 1), &map->len));
     nrun = 0;
     for (PetscInt r = 0; r < nlocal; r++) {
       map->runstart[r] = nrun;
       for (PetscInt k = rowstart[r]; k < rowstart[r + 1]; k++) {
-        if (RunStarts(k, rowstart[r], entry, slot, map->nnz_diag)) {
+        if (RunStarts(k, rowstart[r], entry, slot, first, map->nnz_diag)) {
           map->entry[nrun] = entry[k];
           map->slot[nrun]  = slot[k];
           map->len[nrun]   = 0;
           nrun++;
         }
-        map->len[nrun - 1]++;
+        map->len[nrun - 1] += first[k] ? -1 : 1;
       }
     }
     map->runstart[nlocal] = nrun;
+    PetscCall(PetscFree(first));
   }
   PetscCall(PetscFree(rowstart));
   PetscCall(PetscFree2(entry, slot));
@@ -297,36 +413,76 @@ PetscErrorCode TdCOOMapSetValues(Mat A, TdCOOMap *map, const PetscScalar v[])
   if (Ao) {
     PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nbo, &Bi, &Bj, &done));
     PetscCheck(done && nbo == nrows && Bi[nbo] == map->nnz - nnz_diag, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map has %" PetscInt_FMT " nonzeros in the off-diagonal block, the matrix %" PetscInt_FMT ": the map belongs to another pattern", map->nnz - nnz_diag, Bi[nbo]);
-    PetscCall(MatSeqAIJGetArrayWrite(Ao, &ba));
+    PetscCall(MatSeqAIJGetArray(Ao, &ba));
   }
-  PetscCall(MatSeqAIJGetArrayWrite(Ad, &aa));
+  PetscCall(MatSeqAIJGetArray(Ad, &aa)); /* not ...Write: the direct blocks' values are kept */
   {
     const PetscScalar *recv = map->recv_buf;
 #pragma omp parallel
     {
       PetscInt r0, r1;
       TdThreadRows(runstart, nrows, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
-      /* row by row, zeroed just before its sums, while it is in cache */
+      /* row by row: a run stores where it is the first to reach its nonzeros (len < 0), so
+         no pass zeroes the matrix */
       for (PetscInt r = r0; r < r1; r++) {
-        for (PetscInt k = Ai[r]; k < Ai[r + 1]; k++) aa[k] = 0;
-        if (ba)
-          for (PetscInt k = Bi[r]; k < Bi[r + 1]; k++) ba[k] = 0;
         for (PetscInt k = runstart[r]; k < runstart[r + 1]; k++) {
           const PetscInt     e = entry[k], n = len[k];
           const PetscScalar *x = e >= 0 ? &v[e] : &recv[-1 - e];
           PetscScalar       *y = slot[k] < nnz_diag ? &aa[slot[k]] : &ba[slot[k] - nnz_diag];
-          for (PetscInt i = 0; i < n; i++) y[i] += x[i];
+          if (n < 0)
+            for (PetscInt i = 0; i < -n; i++) y[i] = x[i];
+          else
+            for (PetscInt i = 0; i < n; i++) y[i] += x[i];
         }
       }
     }
   }
-  PetscCall(MatSeqAIJRestoreArrayWrite(Ad, &aa));
+  PetscCall(MatSeqAIJRestoreArray(Ad, &aa));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &na, &Ai, &Aj, &done));
   if (Ao) {
-    PetscCall(MatSeqAIJRestoreArrayWrite(Ao, &ba));
+    PetscCall(MatSeqAIJRestoreArray(Ao, &ba));
     PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nbo, &Bi, &Bj, &done));
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCOOMapGetArrays(Mat A, PetscScalar **aa, PetscScalar **ba)
+{
+  Mat       Ad = A, Ao = NULL;
+  PetscBool mpiaij;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
+  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(MatSeqAIJGetArray(Ad, aa));
+  *ba = NULL;
+  if (Ao) PetscCall(MatSeqAIJGetArray(Ao, ba));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCOOMapRestoreArrays(Mat A, PetscScalar **aa, PetscScalar **ba)
+{
+  Mat       Ad = A, Ao = NULL;
+  PetscBool mpiaij;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
+  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(MatSeqAIJRestoreArray(Ad, aa));
+  if (Ao) PetscCall(MatSeqAIJRestoreArray(Ao, ba));
+  PetscFunctionReturn(0);
+}
+
+void TdCOOMapAddBlock(const TdCOOMap *map, PetscInt b, const PetscScalar vals[], PetscScalar aa[], PetscScalar ba[])
+{
+  const PetscInt nnz_diag = map->nnz_diag;
+  for (PetscInt k = map->brunstart[b]; k < map->brunstart[b + 1]; k++) {
+    const PetscScalar *x = &vals[map->bentry[k]];
+    const PetscInt     n = map->blen[k];
+    PetscScalar       *y = map->bslot[k] < nnz_diag ? &aa[map->bslot[k]] : &ba[map->bslot[k] - nnz_diag];
+    if (n < 0)
+      for (PetscInt i = 0; i < -n; i++) y[i] = x[i];
+    else
+      for (PetscInt i = 0; i < n; i++) y[i] += x[i];
+  }
 }

@@ -226,7 +226,16 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       PetscCall(PetscInfo(NULL, "Jacobian COO entries of rows another rank owns: elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscCount_FMT " (rows %" PetscInt_FMT "-%" PetscInt_FMT " here)\n", off_e, off_f, off_c, lo, hi));
     }
     PetscCall(PetscLogEventBegin(TD_JacobianPattern, 0, 0, 0, 0));
-    if (s->coo_map_on) PetscCall(TdCOOMapPreallocate(s->J, s->ncoo, ci, cj, &s->coo_map));
+    if (s->coo_map_on) {
+      /* the elements' blocks lead the COO array: with -jacobian_direct they may go straight in */
+      const TdCOOMapBlocks blocks = {nloc, NDOF * NDOF, s->elem_chunk, s->chunk_elem};
+      PetscCall(TdCOOMapPreallocate(s->J, s->ncoo, ci, cj, s->jacobian_direct ? &blocks : NULL, &s->coo_map));
+      if (s->coo_map.block_direct) {
+        PetscInt nd = 0;
+        for (PetscInt b = 0; b < nloc; b++) nd += s->coo_map.block_direct[b];
+        PetscCall(PetscInfo(NULL, "Jacobian element blocks added directly: %" PetscInt_FMT " of %" PetscInt_FMT " (%" PetscInt_FMT " chunks)\n", nd, nloc, s->nchunk));
+      }
+    }
     else PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
     if (s->threaded_jacobian && seqaij) {
       PetscBool used;
@@ -267,20 +276,97 @@ PetscErrorCode TdSolverLastKrylov(TdSolver s, PetscInt *lits, KSPConvergedReason
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[])
+/* The value arrays of J's diagonal and off-diagonal blocks (NULL on one rank) and their
+   lengths. */
+static PetscErrorCode JacobianBlocks(TdSolver s, Mat *Ad, Mat *Ao, PetscInt *nd, PetscInt *no)
+{
+  PetscBool mpiaij;
+  MatInfo   info;
+  PetscFunctionBegin;
+  *Ad = s->J;
+  *Ao = NULL;
+  *no = 0;
+  PetscCall(PetscObjectTypeCompare((PetscObject)s->J, MATMPIAIJ, &mpiaij));
+  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(s->J, Ad, Ao, NULL));
+  PetscCall(MatGetInfo(*Ad, MAT_LOCAL, &info));
+  *nd = (PetscInt)info.nz_used;
+  if (*Ao) {
+    PetscCall(MatGetInfo(*Ao, MAT_LOCAL, &info));
+    *no = (PetscInt)info.nz_used;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverJacobianValuesCopy(TdSolver s, PetscInt *n, PetscScalar v[])
+{
+  Mat      Ad, Ao;
+  PetscInt nd = 0, no = 0;
+  PetscFunctionBegin;
+  PetscCall(JacobianBlocks(s, &Ad, &Ao, &nd, &no));
+  *n = nd + no;
+  if (v) {
+    const PetscScalar *a;
+    PetscCall(MatSeqAIJGetArrayRead(Ad, &a));
+    PetscCall(PetscArraycpy(v, a, nd));
+    PetscCall(MatSeqAIJRestoreArrayRead(Ad, &a));
+    if (Ao) {
+      PetscCall(MatSeqAIJGetArrayRead(Ao, &a));
+      PetscCall(PetscArraycpy(v + nd, a, no));
+      PetscCall(MatSeqAIJRestoreArrayRead(Ao, &a));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Keeps the values of J (just assembled) as those of the factored matrix, for checkpoints. */
+static PetscErrorCode KeepFactoredValues(TdSolver s)
+{
+  PetscInt n = 0;
+  PetscFunctionBegin;
+  PetscCall(TdSolverJacobianValuesCopy(s, &n, NULL));
+  if (n != s->npc_mat_v) {
+    PetscCall(PetscFree(s->pc_mat_v));
+    PetscCall(PetscMalloc1(PetscMax(n, 1), &s->pc_mat_v));
+    s->npc_mat_v = n;
+  }
+  PetscCall(TdSolverJacobianValuesCopy(s, &n, s->pc_mat_v));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[], PetscBool coo)
 {
   KSP ksp;
   PC  pc;
   PetscFunctionBegin;
-  PetscCall(PetscArraycpy(s->coo_v, v, s->ncoo));
-  if (s->coo_map.entry) PetscCall(TdCOOMapSetValues(s->J, &s->coo_map, s->coo_v));
-  else PetscCall(MatSetValuesCOO(s->J, s->coo_v, INSERT_VALUES));
-  if (s->npc_coo_v != s->ncoo) {
-    PetscCall(PetscFree(s->pc_coo_v));
-    PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->pc_coo_v));
-    s->npc_coo_v = s->ncoo;
+  if (coo) {
+    /* COO values: the direct blocks' from their place in v, then the rest by the map */
+    PetscCall(PetscArraycpy(s->coo_v, v, s->ncoo));
+    if (s->coo_map.block_direct) {
+      PetscScalar *aa, *ba;
+      PetscCall(TdCOOMapGetArrays(s->J, &aa, &ba));
+      for (PetscInt b = 0; b < s->coo_map.nblock; b++)
+        if (s->coo_map.block_direct[b]) TdCOOMapAddBlock(&s->coo_map, b, &v[(PetscCount)b * s->coo_map.bsize], aa, ba);
+      PetscCall(TdCOOMapRestoreArrays(s->J, &aa, &ba));
+    }
+    if (s->coo_map.entry) PetscCall(TdCOOMapSetValues(s->J, &s->coo_map, s->coo_v));
+    else PetscCall(MatSetValuesCOO(s->J, s->coo_v, INSERT_VALUES));
+  } else {
+    Mat          Ad, Ao;
+    PetscInt     nd = 0, no = 0;
+    PetscScalar *a;
+    PetscCall(JacobianBlocks(s, &Ad, &Ao, &nd, &no));
+    PetscCall(MatSeqAIJGetArrayWrite(Ad, &a));
+    PetscCall(PetscArraycpy(a, v, nd));
+    PetscCall(MatSeqAIJRestoreArrayWrite(Ad, &a));
+    if (Ao) {
+      PetscCall(MatSeqAIJGetArrayWrite(Ao, &a));
+      PetscCall(PetscArraycpy(a, v + nd, no));
+      PetscCall(MatSeqAIJRestoreArrayWrite(Ao, &a));
+    }
+    PetscCall(MatAssemblyBegin(s->J, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(s->J, MAT_FINAL_ASSEMBLY));
   }
-  PetscCall(PetscArraycpy(s->pc_coo_v, v, s->ncoo));
+  PetscCall(KeepFactoredValues(s));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   {
     /* the operators the SNES hands its KSP (the Krylov operator may be a shell around J) */
@@ -357,6 +443,76 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
   PetscFunctionReturn(0);
 }
 
+/* An element's place in the order of its chunk: its reference centroid on a grid of a quarter
+   of the smallest edge, axes from the widest spread to the narrowest. */
+typedef struct {
+  PetscInt64 cell[3];
+  PetscInt   le;
+} ChunkKey;
+
+static int CompareChunkKeys(const void *pa, const void *pb)
+{
+  const ChunkKey *a = (const ChunkKey *)pa, *b = (const ChunkKey *)pb;
+  for (int i = 0; i < 3; i++)
+    if (a->cell[i] != b->cell[i]) return a->cell[i] < b->cell[i] ? -1 : 1;
+  return a->le < b->le ? -1 : a->le > b->le;
+}
+
+/* The chunks of -jacobian_direct: this rank's elements cut into nchunk slabs of equal count
+   along the axis in which their reference centroids spread most, and ordered within a slab
+   along that axis, then the next widest, then the narrowest (on the guide strip: column by
+   column, each column's cells across its width and depth).  Few elements then reach the rows of
+   two chunks (those go through the COO array), and the rows an element adds to were mostly
+   touched by the elements just before it, so they are still in cache.  From the reference
+   configuration, so that a restart finds the same chunks and the same sums. */
+static PetscErrorCode ChunkElements(TdSolver s)
+{
+  TdModel    m  = s->model;
+  PetscInt   nl = s->nelem_local, axis[3] = {0, 1, 2};
+  PetscReal  lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {PETSC_MIN_REAL, PETSC_MIN_REAL, PETSC_MIN_REAL}, h = PETSC_MAX_REAL, *cen;
+  ChunkKey  *key;
+  PetscFunctionBegin;
+  s->nchunk = PetscMax(1, PetscMin(s->nchunk, nl));
+  PetscCall(PetscMalloc3(s->nchunk + 1, &s->chunk_start, PetscMax(nl, 1), &s->chunk_elem, PetscMax(nl, 1), &s->elem_chunk));
+  PetscCall(PetscMalloc2(3 * PetscMax(nl, 1), &cen, PetscMax(nl, 1), &key));
+  for (PetscInt le = 0; le < nl; le++) {
+    const PetscInt          e    = s->elem_local[le];
+    const TdBody           *body = &m->bodies[m->element_body[e]];
+    const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
+    PetscReal               eq[NDOF];
+    TdModelElementGather(m, e, m->q_ref, PETSC_TRUE, eq);
+    for (PetscInt i = 0; i < 3; i++) {
+      cen[3 * le + i] = 0;
+      for (PetscInt n = 0; n < ANCF3843_NODES; n++) cen[3 * le + i] += eq[TD_NODE_DOF * n + i] / ANCF3843_NODES;
+      lo[i] = PetscMin(lo[i], cen[3 * le + i]);
+      hi[i] = PetscMax(hi[i], cen[3 * le + i]);
+    }
+    h = PetscMin(h, PetscMin(geo->a, PetscMin(geo->b, geo->c)) / 4);
+  }
+  for (PetscInt i = 0; i < 3; i++) /* widest spread first */
+    for (PetscInt j = i + 1; j < 3; j++)
+      if (hi[axis[j]] - lo[axis[j]] > hi[axis[i]] - lo[axis[i]]) {
+        const PetscInt t = axis[i];
+        axis[i]          = axis[j];
+        axis[j]          = t;
+      }
+  for (PetscInt le = 0; le < nl; le++) {
+    for (PetscInt i = 0; i < 3; i++) key[le].cell[i] = (PetscInt64)PetscFloorReal((cen[3 * le + axis[i]] - lo[axis[i]]) / h + 0.5);
+    key[le].le = le;
+  }
+  qsort(key, (size_t)nl, sizeof *key, CompareChunkKeys);
+  s->chunk_start[0] = 0;
+  for (PetscInt c = 0; c < s->nchunk; c++) s->chunk_start[c + 1] = (PetscInt)(((PetscInt64)nl * (c + 1)) / s->nchunk);
+  for (PetscInt c = 0; c < s->nchunk; c++)
+    for (PetscInt k = s->chunk_start[c]; k < s->chunk_start[c + 1]; k++) {
+      s->chunk_elem[k]               = key[k].le;
+      s->elem_chunk[key[k].le] = c;
+    }
+  PetscCall(PetscFree2(cen, key));
+  PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->tangent_buf));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 {
   TdSolver    s;
@@ -406,6 +562,12 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
   PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, multiply by the Jacobian (every Krylov iteration) with the OpenMP threads; false: PETSc's product", PETSC_TRUE, &s->threaded_jacobian, NULL));
   PetscCall(TdOptionsBool(NULL, "jacobian_coo_map", "build the Jacobian's pattern and sum its COO values (every Jacobian) by tribodyn's own map, on the OpenMP threads, on any number of ranks; false: PETSc's MatSetPreallocationCOO and MatSetValuesCOO", PETSC_TRUE, &s->coo_map_on, NULL));
+  PetscCall(TdOptionsBool(NULL, "jacobian_direct", "with -jacobian_coo_map: add each element's tangent straight into the Jacobian from cache, instead of writing it to the COO array and reading it back (elements that reach rows of other chunks or ranks still go through the array)", PETSC_TRUE, &s->jacobian_direct, NULL));
+  s->nchunk = s->nthreads > 1 ? 4 * s->nthreads : 1;
+  PetscCall(TdOptionsInt(NULL, "jacobian_direct_chunks", "chunks of nearby elements for -jacobian_direct, each added by one thread (default: 1 on one thread, else 4 per thread); fewer chunks send fewer elements through the COO array, more share the work better", s->nchunk, &s->nchunk, NULL));
+  PetscCheck(s->nchunk >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-jacobian_direct_chunks %" PetscInt_FMT ": give at least 1", s->nchunk);
+  if (!s->coo_map_on) s->jacobian_direct = PETSC_FALSE;
+  PetscCall(ChunkElements(s));
 
   if (model->nfilms) {
     PetscBool changed;
@@ -701,7 +863,9 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(VecDestroy(&s->Rseq));
   PetscCall(VecScatterDestroy(&s->toall));
   PetscCall(PetscFree(s->coo_v));
-  PetscCall(PetscFree(s->pc_coo_v));
+  PetscCall(PetscFree(s->pc_mat_v));
+  PetscCall(PetscFree3(s->chunk_start, s->chunk_elem, s->elem_chunk));
+  PetscCall(PetscFree(s->tangent_buf));
   PetscCall(VecDestroy(&s->floor_u));
   PetscCall(VecDestroy(&s->floor_r));
   PetscCall(PetscFree(s->q));
@@ -1246,6 +1410,40 @@ static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
   PetscFunctionReturn(0);
 }
 
+/* The tangent block K (96 x 96, row-major, in the element's coordinates as listed by the
+   pattern) of local element le: cM M + ce K_e + cv D_e (F5, F9), the follower pressures'
+   stiffness (F16), turned to global slopes; on thread tid's work arrays. */
+static void ElementTangent(TdSolver s, PetscInt le, int tid, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv, PetscReal K[])
+{
+  TdModel                 m    = s->model;
+  const PetscInt          e    = s->elem_local[le];
+  const TdBody           *body = &m->bodies[m->element_body[e]];
+  const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
+  Ancf3843Work           *work = &s->work[tid];
+  PetscReal              *rot  = &s->rot_work[(size_t)tid * NDOF * NDOF];
+  PetscReal               eq[NDOF], ev[NDOF];
+  if (ce != 0 || cv != 0) {
+    TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
+    TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
+    ancf3843_tangent(geo, &body->material, eq, ev, ce, cv, K, work);
+    if (m->element_load_offset && ce != 0) { /* the follower pressures' stiffness (F16) */
+      PetscReal Qp[NDOF];
+      for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++) /* tractions: dead loads, no stiffness */
+        if (m->loads[m->element_loads[j].load].type == TD_LOAD_PRESSURE) ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, &m->loads[m->element_loads[j].load], t1), Qp, K, ce);
+    }
+  } else
+    for (PetscInt i = 0; i < NDOF * NDOF; i++) K[i] = 0;
+  if (cM != 0) {
+    const PetscReal c = cM * body->rho;
+    for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
+      for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) {
+        const PetscReal mkl = c * geo->mass_unit[k][l];
+        for (PetscInt i = 0; i < 3; i++) K[(3 * k + i) * NDOF + 3 * l + i] += mkl;
+      }
+  }
+  TdModelElementRotateMatrix(m, e, K, rot);
+}
+
 PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
 {
   TdSolver           s = (TdSolver)ctx;
@@ -1264,41 +1462,33 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   IterateFromUnknowns(s, u);
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
   PetscCall(PetscLogEventBegin(TD_ElementTangents, 0, 0, 0, 0));
-#pragma omp parallel
   {
-    const int     tid  = omp_get_thread_num();
-    Ancf3843Work *work = &s->work[tid];
-    PetscReal    *rot  = &s->rot_work[(size_t)tid * NDOF * NDOF];
-    /* dynamic: see the residual; each element writes its own block, so the result does not
-       depend on the split */
-#pragma omp for schedule(dynamic, 2)
-    for (PetscInt le = 0; le < s->nelem_local; le++) {
-      const PetscInt          e    = s->elem_local[le];
-      const TdBody           *body = &m->bodies[m->element_body[e]];
-      const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
-      PetscReal              *K    = &s->coo_v[(size_t)le * NDOF * NDOF];
-      PetscReal               eq[NDOF], ev[NDOF];
-      if (ce != 0 || cv != 0) {
-        TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
-        TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
-        ancf3843_tangent(geo, &body->material, eq, ev, ce, cv, K, work);
-        if (m->element_load_offset && ce != 0) { /* the follower pressures' stiffness (F16) */
-          PetscReal Qp[NDOF];
-          for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++) /* tractions: dead loads, no stiffness */
-            if (m->loads[m->element_loads[j].load].type == TD_LOAD_PRESSURE) ancf3843_face_pressure(geo->a, geo->b, geo->c, (int)m->element_loads[j].face, eq, PressureAt(s, &m->loads[m->element_loads[j].load], t1), Qp, K, ce);
-        }
-      } else
-        for (PetscInt i = 0; i < NDOF * NDOF; i++) K[i] = 0;
-      if (cM != 0) {
-        const PetscReal c = cM * body->rho;
-        for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
-          for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) {
-            const PetscReal mkl = c * geo->mass_unit[k][l];
-            for (PetscInt i = 0; i < 3; i++) K[(3 * k + i) * NDOF + 3 * l + i] += mkl;
+    /* An element's tangent goes straight into J when its block is direct (coo_map.h): the
+       chunks, each by one thread in its order (ChunkElements), so that each nonzero's sum has
+       one order whatever the threads; the other elements write their blocks to the COO array,
+       in small dynamic shares (each its own block). */
+    const PetscBool direct = s->coo_map.block_direct && P == s->J ? PETSC_TRUE : PETSC_FALSE;
+    PetscScalar    *aa = NULL, *ba = NULL;
+    if (direct) PetscCall(TdCOOMapGetArrays(P, &aa, &ba));
+#pragma omp parallel
+    {
+      const int tid = omp_get_thread_num();
+      if (direct) {
+        PetscReal *K = &s->tangent_buf[(size_t)tid * NDOF * NDOF];
+#pragma omp for schedule(dynamic, 1) nowait
+        for (PetscInt c = 0; c < s->nchunk; c++)
+          for (PetscInt k = s->chunk_start[c]; k < s->chunk_start[c + 1]; k++) {
+            const PetscInt le = s->chunk_elem[k];
+            if (!s->coo_map.block_direct[le]) continue;
+            ElementTangent(s, le, tid, t1, cM, ce, cv, K);
+            TdCOOMapAddBlock(&s->coo_map, le, K, aa, ba);
           }
       }
-      TdModelElementRotateMatrix(m, e, K, rot);
+#pragma omp for schedule(dynamic, 2)
+      for (PetscInt le = 0; le < s->nelem_local; le++)
+        if (!direct || !s->coo_map.block_direct[le]) ElementTangent(s, le, tid, t1, cM, ce, cv, &s->coo_v[(size_t)le * NDOF * NDOF]);
     }
+    if (direct) PetscCall(TdCOOMapRestoreArrays(P, &aa, &ba));
   }
   PetscCall(PetscLogEventEnd(TD_ElementTangents, 0, 0, 0, 0));
   {
@@ -1480,14 +1670,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       if (s->ncp_active) PetscCall(PetscArraycpy(s->ncp_active_pc, s->ncp_active, s->N));
       /* the values of the factored matrix, for a checkpoint: a restart factors the same matrix
          and so continues on the same Newton-Krylov path (src/solver/checkpoint.c) */
-      if (P == s->J && s->coo_v) {
-        if (s->npc_coo_v != s->ncoo) {
-          PetscCall(PetscFree(s->pc_coo_v));
-          PetscCall(PetscMalloc1(PetscMax(s->ncoo, 1), &s->pc_coo_v));
-          s->npc_coo_v = s->ncoo;
-        }
-        PetscCall(PetscArraycpy(s->pc_coo_v, s->coo_v, s->ncoo));
-      }
+      if (P == s->J) PetscCall(KeepFactoredValues(s));
     }
     /* SNES sets the KSP's reuse flag from its preconditioner lag after this callback:
        -1 keeps the factorisation, -2 factors once (then -1) */

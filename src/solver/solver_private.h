@@ -6,9 +6,14 @@
 /* The Jacobian's COO pattern from the model's coupling pattern (a new pattern drops the
    factorisation). */
 PetscErrorCode TdSolverBuildJacobian(TdSolver s);
-/* Sets the Jacobian to this rank's COO values v (a checkpoint's factored matrix) and factors it
-   now: the kept preconditioner of a restarted run. */
-PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[]);
+/* Sets the Jacobian to a checkpoint's factored matrix and factors it now: the kept
+   preconditioner of a restarted run.  v: this rank's nonzeros (coo false: the nonzeros of
+   TdSolverJacobianValuesCopy, npc_mat_v of them) or its COO values (coo true: checkpoints of
+   versions before the direct element blocks, ncoo of them). */
+PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[], PetscBool coo);
+/* The number of this rank's nonzeros of J (*n) and, if v, their values (diagonal block, then
+   off-diagonal block, in CSR order). */
+PetscErrorCode TdSolverJacobianValuesCopy(TdSolver s, PetscInt *n, PetscScalar v[]);
 /* Iterations and reason of the last Krylov solve (after a restart: the checkpointed run's). */
 PetscErrorCode TdSolverLastKrylov(TdSolver s, PetscInt *lits, KSPConvergedReason *kreason);
 
