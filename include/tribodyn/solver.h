@@ -38,7 +38,7 @@ struct _p_TdSolver {
   PetscInt     nowned, *owned;
   PetscScalar *coo_v;
   PetscCount   ncoo;
-  PetscBool    threaded_jacobian; /* one rank: the product with J on threads */
+  PetscBool    threaded_jacobian; /* the product with J over column runs, on threads */
   PetscBool    coo_map_on;        /* J's pattern and COO values by coo_map (else PETSc's COO) */
   TdCOOMap     coo_map;           /* ... the COO entries of J's nonzeros (empty: PETSc's COO) */
   /* -jacobian_direct: element tangents added straight into J (coo_map.h's direct blocks), by

@@ -1,9 +1,9 @@
 /*
-  Threaded product of a one-rank MATSEQAIJ (seqaij_threads.h).
+  Threaded product of a MATSEQAIJ, or of each rank's blocks of a MATMPIAIJ (seqaij_threads.h).
 
-  On one rank PETSc multiplies on one core while the film and element loops use every thread;
+  PETSc multiplies on one core per rank while the film and element loops use every thread;
   with a kept LU each Newton step takes several Krylov iterations, each one product with the
-  Jacobian.  Rows are split among the threads by nonzeros (thread t takes the rows whose first
+  Jacobian, and the product streams the matrix from memory.  Rows are split among the threads by nonzeros (thread t takes the rows whose first
   nonzero lies in [t nnz/T, (t+1) nnz/T)), so each thread writes only its own rows: the product
   runs over runs of consecutive columns with eight partial sums per row (ColumnRuns).  The
   pattern and the COO value sums are coo_map.c's.
@@ -102,55 +102,91 @@ static PetscErrorCode ColumnRunsGet(Mat A, const ColumnRuns **runs)
   PetscFunctionReturn(0);
 }
 
-/* y = A x over the column runs, rows split among the threads by nonzeros.  Eight partial sums
-   per row (the additions of a row are independent chains, not one: the dependent chain of
-   single sums, not memory, bounded the plain CSR loop), so a row's sum is rounded differently
-   from PETSc's CSR-order sum, within a few units of its last place. */
-static PetscErrorCode MatMult_ThreadedSeqAIJ(Mat A, Vec x, Vec y)
+/* z = y + A x (y NULL: z = A x) over the column runs, rows split among the threads by
+   nonzeros.  Eight partial sums per row (the additions of a row are independent chains, not one:
+   the dependent chain of single sums, not memory, bounded the plain CSR loop), so a row's sum is
+   rounded differently from PETSc's CSR-order sum, within a few units of its last place. */
+static PetscErrorCode MultAddRuns(Mat A, Vec x, Vec y, Vec z)
 {
   const PetscInt    *ai, *aj;
   PetscInt           n;
-  const PetscScalar *aa, *xa;
-  PetscScalar       *ya;
+  const PetscScalar *aa, *xa, *ya = NULL;
+  PetscScalar       *za;
   const ColumnRuns  *runs;
   PetscFunctionBegin;
   PetscCall(ColumnRunsGet(A, &runs));
   PetscCall(GetCSR(A, &n, &ai, &aj));
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
   PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArrayWrite(y, &ya));
-#pragma omp parallel
+  if (y == z) PetscCall(VecGetArray(z, &za));
+  else {
+    if (y) PetscCall(VecGetArrayRead(y, &ya));
+    PetscCall(VecGetArrayWrite(z, &za));
+  }
   {
-    const PetscInt *rowrun = runs->rowrun, *col = runs->col, *k0 = runs->k0;
-    PetscInt        r0, r1;
-    TdThreadRows(ai, n, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
-    for (PetscInt r = r0; r < r1; r++) {
-      PetscScalar s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (PetscInt q = rowrun[r]; q < rowrun[r + 1]; q++) {
-        const PetscScalar *xq = xa + col[q] - k0[q]; /* xq[k] = x[column of value k] */
-        PetscInt           k  = k0[q];
-        const PetscInt     e  = k0[q + 1];
-        for (; k + 8 <= e; k += 8)
-          for (int l = 0; l < 8; l++) s[l] += aa[k + l] * xq[k + l];
-        for (; k < e; k++) s[0] += aa[k] * xq[k];
+    const PetscScalar *yin = y == z ? za : ya;
+#pragma omp parallel
+    {
+      const PetscInt *rowrun = runs->rowrun, *col = runs->col, *k0 = runs->k0;
+      PetscInt        r0, r1;
+      TdThreadRows(ai, n, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
+      for (PetscInt r = r0; r < r1; r++) {
+        PetscScalar s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum;
+        for (PetscInt q = rowrun[r]; q < rowrun[r + 1]; q++) {
+          const PetscScalar *xq = xa + col[q] - k0[q]; /* xq[k] = x[column of value k] */
+          PetscInt           k  = k0[q];
+          const PetscInt     e  = k0[q + 1];
+          for (; k + 8 <= e; k += 8)
+            for (int l = 0; l < 8; l++) s[l] += aa[k + l] * xq[k + l];
+          for (; k < e; k++) s[0] += aa[k] * xq[k];
+        }
+        sum   = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+        za[r] = yin ? yin[r] + sum : sum;
       }
-      ya[r] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
     }
   }
-  PetscCall(PetscLogFlops(2.0 * ai[n] - n));
-  PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(PetscLogFlops(2.0 * ai[n] - (y ? 0 : n)));
+  if (y == z) PetscCall(VecRestoreArray(z, &za));
+  else {
+    if (y) PetscCall(VecRestoreArrayRead(y, &ya));
+    PetscCall(VecRestoreArrayWrite(z, &za));
+  }
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
   PetscCall(RestoreCSR(A, &n, &ai, &aj));
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MatMult_ThreadedSeqAIJ(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MultAddRuns(A, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultAdd_ThreadedSeqAIJ(Mat A, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(MultAddRuns(A, x, y, z));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSeqAIJUseThreadedMult(Mat A, PetscBool *used)
 {
-  PetscBool seqaij;
+  PetscBool seqaij, mpiaij;
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seqaij));
-  *used = seqaij;
-  if (*used) PetscCall(MatSetOperation(A, MATOP_MULT, (void (*)(void))MatMult_ThreadedSeqAIJ));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
+  *used = seqaij || mpiaij ? PETSC_TRUE : PETSC_FALSE;
+  if (seqaij) {
+    PetscCall(MatSetOperation(A, MATOP_MULT, (void (*)(void))MatMult_ThreadedSeqAIJ));
+    PetscCall(MatSetOperation(A, MATOP_MULT_ADD, (void (*)(void))MatMultAdd_ThreadedSeqAIJ));
+  } else if (mpiaij) {
+    /* MatMult_MPIAIJ calls its blocks' products: A_d x_local, then + A_o x_ghost */
+    Mat Ad, Ao;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    PetscCall(MatSetOperation(Ad, MATOP_MULT, (void (*)(void))MatMult_ThreadedSeqAIJ));
+    PetscCall(MatSetOperation(Ao, MATOP_MULT_ADD, (void (*)(void))MatMultAdd_ThreadedSeqAIJ));
+  }
   PetscFunctionReturn(0);
 }

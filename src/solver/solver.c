@@ -237,7 +237,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       }
     }
     else PetscCall(MatSetPreallocationCOO(s->J, s->ncoo, ci, cj));
-    if (s->threaded_jacobian && seqaij) {
+    if (s->threaded_jacobian) {
       PetscBool used;
       PetscCall(TdSeqAIJUseThreadedMult(s->J, &used));
     }
@@ -560,7 +560,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
 
   PetscCall(LayOutUnknowns(s));
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
-  PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "on one rank, multiply by the Jacobian (every Krylov iteration) with the OpenMP threads; false: PETSc's product", PETSC_TRUE, &s->threaded_jacobian, NULL));
+  PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "multiply by the Jacobian (every Krylov iteration) over runs of consecutive columns, on the OpenMP threads (on several ranks: each rank's diagonal and off-diagonal blocks); false: PETSc's product", PETSC_TRUE, &s->threaded_jacobian, NULL));
   PetscCall(TdOptionsBool(NULL, "jacobian_coo_map", "build the Jacobian's pattern and sum its COO values (every Jacobian) by tribodyn's own map, on the OpenMP threads, on any number of ranks; false: PETSc's MatSetPreallocationCOO and MatSetValuesCOO", PETSC_TRUE, &s->coo_map_on, NULL));
   PetscCall(TdOptionsBool(NULL, "jacobian_direct", "with -jacobian_coo_map: add each element's tangent straight into the Jacobian from cache, instead of writing it to the COO array and reading it back (elements that reach rows of other chunks or ranks still go through the array)", PETSC_TRUE, &s->jacobian_direct, NULL));
   s->nchunk = s->nthreads > 1 ? 4 * s->nthreads : 1;
