@@ -5,7 +5,8 @@
   rows and uneven row ownership, on 1 to 3 threads.  Checks:
     - the pattern is PETSc's (MatSetPreallocationCOO on MATMPIAIJ) nonzero for nonzero;
     - every nonzero equals the sum of its triplets' values, for two sets of values;
-    - y = A x equals the triplet sums times x (the product PETSc sets up for the new pattern);
+    - y = A x equals the triplet sums times x, by tribodyn's run-based product
+      (seqaij_threads.c; on several ranks that of each rank's diagonal and off-diagonal blocks);
     - a second, different pattern on the same matrix replaces the first (a change of film
       coupling re-preallocates the Jacobian);
     - a third pattern leads with element-like blocks (3 consecutive rows by the same 3 columns,
@@ -17,6 +18,7 @@
   Run under mpiexec -n 1, 2 and 4 (tests/coo_map.cmake).
 */
 #include <tribodyn/coo_map.h>
+#include <tribodyn/seqaij_threads.h>
 #include <omp.h>
 #include <stdio.h>
 
@@ -169,6 +171,12 @@ int main(int argc, char **argv)
             if (chunk[b] == c) order[k++] = b;
       }
       PetscCall(TdCOOMapPreallocate(A, n, ri, ci, pattern == 2 ? &blocks : NULL, &map));
+      {
+        /* tribodyn's run-based product (on several ranks: its diagonal and off-diagonal blocks') */
+        PetscBool used;
+        PetscCall(TdSeqAIJUseThreadedMult(A, &used));
+        CHECKF(used, "%d ranks: the run-based product was not installed", size);
+      }
       if (pattern == 2)
         for (PetscInt b = 0; b < NBLOCK; b++) {
           if (map.block_direct[b]) ndirect++;

@@ -1411,8 +1411,8 @@ static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
 }
 
 /* The tangent block K (96 x 96, row-major, in the element's coordinates as listed by the
-   pattern) of local element le: cM M + ce K_e + cv D_e (F5, F9), the follower pressures'
-   stiffness (F16), turned to global slopes; on thread tid's work arrays. */
+   pattern) of local element le: cM M (F4) + ce dQ_int/de + cv dQ_int/dedot (F3, F5) and the
+   follower pressures' stiffness (F16), turned to global slopes; on thread tid's work arrays. */
 static void ElementTangent(TdSolver s, PetscInt le, int tid, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv, PetscReal K[])
 {
   TdModel                 m    = s->model;
