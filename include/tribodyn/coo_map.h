@@ -62,6 +62,9 @@ typedef struct {
    A's values are then set by TdCOOMapAddBlock (the direct blocks, first) and TdCOOMapSetValues,
    not MatSetValuesCOO. */
 PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], const PetscInt cols[], const TdCOOMapBlocks *blocks, TdCOOMap *map);
+/* A's diagonal block (*Ad: A itself when it is MATSEQAIJ) and off-diagonal block (*Ao, NULL on
+   MATSEQAIJ). */
+PetscErrorCode TdAIJBlocks(Mat A, Mat *Ad, Mat *Ao);
 /* The value arrays of A's diagonal block (*aa) and off-diagonal block (*ba, NULL on one rank),
    for TdCOOMapAddBlock; restored before TdCOOMapSetValues. */
 PetscErrorCode TdCOOMapGetArrays(Mat A, PetscScalar **aa, PetscScalar **ba);

@@ -386,16 +386,15 @@ PetscErrorCode TdCOOMapPreallocate(Mat A, PetscCount n, const PetscInt rows[], c
 
 PetscErrorCode TdCOOMapSetValues(Mat A, TdCOOMap *map, const PetscScalar v[])
 {
-  Mat             Ad = A, Ao = NULL;
+  Mat             Ad, Ao;
   const PetscInt *Ai, *Aj, *Bi = NULL, *Bj;
   PetscInt        na, nbo;
   PetscScalar    *aa, *ba = NULL;
-  PetscBool       mpiaij, done;
+  PetscBool       done;
   const PetscInt *runstart = map->runstart, *entry = map->entry, *slot = map->slot, *len = map->len;
   const PetscInt  nrows = map->nrows, nnz_diag = map->nnz_diag;
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
-  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(TdAIJBlocks(A, &Ad, &Ao));
   if (map->nsend || map->nrecv) {
     /* the values of other ranks' rows to them */
     MPI_Comm     comm;
@@ -448,13 +447,22 @@ PetscErrorCode TdCOOMapSetValues(Mat A, TdCOOMap *map, const PetscScalar v[])
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdCOOMapGetArrays(Mat A, PetscScalar **aa, PetscScalar **ba)
+PetscErrorCode TdAIJBlocks(Mat A, Mat *Ad, Mat *Ao)
 {
-  Mat       Ad = A, Ao = NULL;
   PetscBool mpiaij;
   PetscFunctionBegin;
+  *Ad = A;
+  *Ao = NULL;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
-  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCOOMapGetArrays(Mat A, PetscScalar **aa, PetscScalar **ba)
+{
+  Mat Ad, Ao;
+  PetscFunctionBegin;
+  PetscCall(TdAIJBlocks(A, &Ad, &Ao));
   PetscCall(MatSeqAIJGetArray(Ad, aa));
   *ba = NULL;
   if (Ao) PetscCall(MatSeqAIJGetArray(Ao, ba));
@@ -463,11 +471,9 @@ PetscErrorCode TdCOOMapGetArrays(Mat A, PetscScalar **aa, PetscScalar **ba)
 
 PetscErrorCode TdCOOMapRestoreArrays(Mat A, PetscScalar **aa, PetscScalar **ba)
 {
-  Mat       Ad = A, Ao = NULL;
-  PetscBool mpiaij;
+  Mat Ad, Ao;
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
-  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(TdAIJBlocks(A, &Ad, &Ao));
   PetscCall(MatSeqAIJRestoreArray(Ad, aa));
   if (Ao) PetscCall(MatSeqAIJRestoreArray(Ao, ba));
   PetscFunctionReturn(0);

@@ -280,14 +280,10 @@ PetscErrorCode TdSolverLastKrylov(TdSolver s, PetscInt *lits, KSPConvergedReason
    lengths. */
 static PetscErrorCode JacobianBlocks(TdSolver s, Mat *Ad, Mat *Ao, PetscInt *nd, PetscInt *no)
 {
-  PetscBool mpiaij;
-  MatInfo   info;
+  MatInfo info;
   PetscFunctionBegin;
-  *Ad = s->J;
-  *Ao = NULL;
   *no = 0;
-  PetscCall(PetscObjectTypeCompare((PetscObject)s->J, MATMPIAIJ, &mpiaij));
-  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(s->J, Ad, Ao, NULL));
+  PetscCall(TdAIJBlocks(s->J, Ad, Ao));
   PetscCall(MatGetInfo(*Ad, MAT_LOCAL, &info));
   *nd = (PetscInt)info.nz_used;
   if (*Ao) {
