@@ -3,9 +3,10 @@
 
   PETSc multiplies on one core per rank while the film and element loops use every thread;
   with a kept LU each Newton step takes several Krylov iterations, each one product with the
-  Jacobian, and the product streams the matrix from memory.  Rows are split among the threads by nonzeros (thread t takes the rows whose first
-  nonzero lies in [t nnz/T, (t+1) nnz/T)), so each thread writes only its own rows: the product
-  runs over runs of consecutive columns with eight partial sums per row (ColumnRuns).  The
+  Jacobian, and the product streams the matrix from memory.  Rows are split among the threads
+  by nonzeros (thread t takes the rows whose first nonzero lies in [t nnz/T, (t+1) nnz/T)), so
+  each thread writes only its own rows: the product runs over runs of consecutive columns with
+  eight partial sums per row (ColumnRuns), reading fewer index bytes than PETSc's CSR loop.  The
   pattern and the COO value sums are coo_map.c's.
 */
 #include <tribodyn/seqaij_threads.h>
