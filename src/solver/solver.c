@@ -335,13 +335,17 @@ PetscErrorCode TdSolverFactorStored(TdSolver s, const PetscScalar v[], PetscBool
   PC  pc;
   PetscFunctionBegin;
   if (coo) {
-    /* COO values: the direct blocks' from their place in v, then the rest by the map */
+    /* COO values: the direct blocks' from their place in v, in the order the map's first
+       touches were set for (the chunks' order, as in TdSolverJacobian), then the rest by the
+       map */
     PetscCall(PetscArraycpy(s->coo_v, v, s->ncoo));
     if (s->coo_map.block_direct) {
       PetscScalar *aa, *ba;
       PetscCall(TdCOOMapGetArrays(s->J, &aa, &ba));
-      for (PetscInt b = 0; b < s->coo_map.nblock; b++)
-        if (s->coo_map.block_direct[b]) TdCOOMapAddBlock(&s->coo_map, b, &v[(PetscCount)b * s->coo_map.bsize], aa, ba);
+      for (PetscInt k = 0; k < s->nelem_local; k++) {
+        const PetscInt le = s->chunk_elem[k];
+        if (s->coo_map.block_direct[le]) TdCOOMapAddBlock(&s->coo_map, le, &v[(PetscCount)le * s->coo_map.bsize], aa, ba);
+      }
       PetscCall(TdCOOMapRestoreArrays(s->J, &aa, &ba));
     }
     if (s->coo_map.entry) PetscCall(TdCOOMapSetValues(s->J, &s->coo_map, s->coo_v));
@@ -505,7 +509,6 @@ static PetscErrorCode ChunkElements(TdSolver s)
       s->elem_chunk[key[k].le] = c;
     }
   PetscCall(PetscFree2(cen, key));
-  PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->tangent_buf));
   PetscFunctionReturn(0);
 }
 
@@ -547,6 +550,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(PetscMalloc1(s->nthreads, &s->work));
   PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
   PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
+  PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->tangent_buf));
   PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_load));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_friction));
