@@ -293,6 +293,41 @@ static void run_case(int face, int ptype, double worst[12])
     }
     check("packed linearisation: the active entries bitwise, the rest untouched", (double)bad, 0.0);
   }
+
+  /* the factored form: S (x) alpha + D (x) beta expanded over (ja, i) equals each packed array
+     (itself checked bitwise above, and through the full one against central differences) to
+     rounding, relative to the array's largest entry, with and without profile */
+  {
+    const FilmProfile *profs[2] = {&C.prof, NULL};
+    double worst_rel = 0.0;
+    for (int v = 0; v < 2; v++) {
+      FilmFaceLinearization Lp;
+      FilmFaceLinFactors F;
+      FilmLine line;
+      film_line_init(C.n, &line);
+      film_linearize_ancf_face_line_packed(C.a, C.b, C.c, face, C.e, C.edot, C.eref, profs[v], C.x, &line, C.xdot, &pt, &Lp);
+      film_linearize_ancf_face_line_factors(C.a, C.b, C.c, face, C.e, C.edot, C.eref, profs[v], &line, C.xdot, &pt, &F);
+      const double zero[3] = {0, 0, 0};
+      const struct {
+        const double *arr, *alpha, *beta;
+      } terms[11] = {{Lp.duv_de[0], F.duv[0], zero}, {Lp.duv_de[1], F.duv[1], zero}, {Lp.dnr_de, F.g, zero},
+                     {Lp.drate_dedot, F.g, zero},   {Lp.drate_de, F.rate, F.g},    {Lp.dv_de[0], F.v[0], zero},
+                     {Lp.dv_de[1], F.v[1], zero},   {Lp.dv_de[2], F.v[2], zero},   {Lp.dprof_de, F.prof, zero},
+                     {Lp.dprofrate_de, F.profrate, F.mp}, {Lp.dprofrate_dedot, F.mp, zero}};
+      for (int t = 0; t < 11; t++) {
+        double amax = 0.0, emax = 0.0;
+        for (int ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+          for (int i = 0; i < 3; i++) {
+            const double x = F.S[ja] * terms[t].alpha[i] + F.D[ja] * terms[t].beta[i];
+            amax = fmax(amax, fabs(terms[t].arr[3 * ja + i]));
+            emax = fmax(emax, fabs(x - terms[t].arr[3 * ja + i]));
+          }
+        if (amax > 0.0) worst_rel = fmax(worst_rel, emax / amax);
+        else if (emax > 0.0) worst_rel = 1.0; /* an array that is 0 must expand to 0 */
+      }
+    }
+    check("factored linearisation: S (x) alpha + D (x) beta equals the packed arrays", worst_rel, 1e-13);
+  }
 }
 
 int main(void)
@@ -325,6 +360,16 @@ int main(void)
       for (int i = 0; i < 3; i++) tang[i] += pt.dS_uv[0][k] * C.e[3 * k + i];
     film_linearize_ancf_face(C.a, C.b, C.c, 5, C.e, C.edot, C.eref, &C.prof, C.x, tang, C.xdot, &pt, &L);
     nan1 = nan1 && isnan(L.drate_de[3]) && isnan(L.duv_de[1][0]);
+    {
+      FilmFaceLinFactors F;
+      FilmLine line;
+      film_line_init(C.n, &line);
+      film_linearize_ancf_face_line_factors(C.a, C.b, C.c, 7, C.e, C.edot, C.eref, &C.prof, &line, C.xdot, &pt, &F);
+      nan1 = nan1 && isnan(F.S[0]) && isnan(F.mp[2]);
+      film_line_init(tang, &line);
+      film_linearize_ancf_face_line_factors(C.a, C.b, C.c, 5, C.e, C.edot, C.eref, &C.prof, &line, C.xdot, &pt, &F);
+      nan1 = nan1 && isnan(F.D[11]) && isnan(F.g[0]);
+    }
     check("invalid face index / line parallel to the face: NaN outputs", nan1 ? 0.0 : 1.0, 0.0);
   }
   printf("time %.3f s\n", (double)(clock() - t0) / CLOCKS_PER_SEC);

@@ -1,5 +1,6 @@
 #ifndef TRIBODYN_PROJECTION_H
 #define TRIBODYN_PROJECTION_H
+#include <tribodyn/ancf3843.h>
 /*
   Projection of a film point onto the bounding surfaces (formulation.md F6-F9) and surface
   profiles (F7).  Pure kernels (src/kernels/projection.c).
@@ -144,5 +145,25 @@ void film_linearize_ancf_face_line(double a, double b, double c, int face, const
 void film_linearize_ancf_face_line_packed(double a, double b, double c, int face, const double e[96], const double edot[96],
                                           const double eref[96], const FilmProfile *prof, const double x[3], const FilmLine *line,
                                           const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin);
+
+/* The packed linearisation in factored form.  Every array of it is a sum of two Kronecker
+   products over (active function ja, component i): entry 3 ja + i = S[ja] alpha[i] + D[ja] beta[i],
+   with S the 12 active shape functions at the point and D their rate dS/duv . uvdot, since the
+   projection moves the point along the face by duv = -A (S (x) I) de (A = (P r_uv)^-1 P) and the
+   velocity and the profile enter through the same uv.  Read off the packed expressions:
+     duv_de[m]       = S (x) duv[m]               dnr_de = drate_dedot = S (x) g
+     drate_de        = D (x) g + S (x) rate       dv_de[l] = S (x) v[l]
+     dprof_de        = S (x) prof                 dprofrate_de = D (x) mp + S (x) profrate
+     dprofrate_dedot = S (x) mp
+   (prof, profrate, mp are 0 without a profile).  A caller that combines the arrays linearly (the
+   film's coupling blocks) combines the 3-vectors instead and expands once: 2 multiply-adds per
+   entry instead of one per array.  An invalid face or line gives NaN everywhere, as above. */
+typedef struct {
+  double S[ANCF3843_FACE_NSHAPE], D[ANCF3843_FACE_NSHAPE];
+  double duv[2][3], g[3], rate[3], v[3][3], prof[3], profrate[3], mp[3];
+} FilmFaceLinFactors;
+void film_linearize_ancf_face_line_factors(double a, double b, double c, int face, const double e[96], const double edot[96],
+                                           const double eref[96], const FilmProfile *prof, const FilmLine *line,
+                                           const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinFactors *fac);
 
 #endif

@@ -27,10 +27,11 @@
      (default 15), per film quad.  Under callgrind (valgrind --tool=callgrind
      --instr-atstart=no) only the timed calls are instrumented, with a dump after each kind;
      -pass_state FILE saves the state there, or loads it if FILE exists (no steps: the steps
-     take many minutes under valgrind).
+     take many minutes under valgrind).  -pass_kind residual|fused times one kind only (for a
+     profiler's samples of that kind alone); the other's line is then not printed.
 
   Usage: bench_film [-reps N] [-n CELLS] [-case FILE] [-film_cells NX,NY] [-pass_steps N]
-                    [-pass_reps N] [-pass_state FILE] [-pass_only] [-skip_pass] [PETSc options]
+                    [-pass_reps N] [-pass_state FILE] [-pass_kind K] [-pass_only] [-skip_pass] [PETSc options]
 */
 #include <math.h>
 #include <petscksp.h>
@@ -197,7 +198,8 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   PetscReal      *rfull, *r, load[3], friction[3], tres[101], tjac[101], cv;
   PetscCount      njac;
   PetscInt        ncav = 0, nunk;
-  char            state[PETSC_MAX_PATH_LEN] = "";
+  char            state[PETSC_MAX_PATH_LEN] = "", kinds[16] = "both";
+  PetscInt        kind_first = 0, kind_last = 1;
   FILE           *fp;
   PetscBool       loaded = PETSC_FALSE;
   const PetscScalar *u;
@@ -213,6 +215,16 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-pass_steps", &steps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-pass_reps", &reps, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-pass_state", state, sizeof state, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-pass_kind", kinds, sizeof kinds, NULL));
+  {
+    PetscBool res, fused, both;
+    PetscCall(PetscStrcmp(kinds, "residual", &res));
+    PetscCall(PetscStrcmp(kinds, "fused", &fused));
+    PetscCall(PetscStrcmp(kinds, "both", &both));
+    PetscCheck(res || fused || both, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "bench_film: -pass_kind %s: give residual, fused or both", kinds);
+    kind_first = fused ? 1 : 0;
+    kind_last  = res ? 0 : 1;
+  }
   if (reps > 101) reps = 101;
   if (reps < 1) reps = 1;
   /* the case file below the command line: the command line's -film_cells wins */
@@ -260,7 +272,7 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   PetscCall(PetscMalloc3(njac, &jac, m->nfull, &rfull, s->N, &r));
   cv = galpha_velocity_coefficient(&s->ga, 5e-5);
   omp_set_num_threads(1);
-  for (PetscInt kind = 0; kind < 2; kind++) {
+  for (PetscInt kind = kind_first; kind <= kind_last; kind++) {
     PetscReal *tt = kind ? tjac : tres;
     for (PetscInt rep = -1; rep < reps; rep++) {
       PetscBool ok;
@@ -288,8 +300,8 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   m->coupling_miss = PETSC_FALSE;
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "film pass of the slider-guide case (%s), %d x %d quads (%d film unknowns), single thread, median of %d repetitions:\n", case_set ? cas : "cases/slider_guide_lubricated.opts", (int)cells[0], (int)cells[1], (int)nunk, (int)reps));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  state: t = %.4g s after %d steps of 5e-5 s%s; film load %.4g N, %d of %d film unknowns cavitated\n", (double)s->t, (int)(s->t / 5e-5 + 0.5), loaded ? " (loaded)" : "", (double)load[2], (int)ncav, (int)nunk));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (a) residual pass (jac = NULL)            %8.3f us per film quad (%d quads)\n", tres[reps / 2] * 1e6, (int)f->surface.nquads));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (b) fused residual + Jacobian pass        %8.3f us per film quad\n", tjac[reps / 2] * 1e6));
+  if (kind_first == 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (a) residual pass (jac = NULL)            %8.3f us per film quad (%d quads)\n", tres[reps / 2] * 1e6, (int)f->surface.nquads));
+  if (kind_last == 1) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (b) fused residual + Jacobian pass        %8.3f us per film quad\n", tjac[reps / 2] * 1e6));
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
   PetscCall(PetscFree3(jac, rfull, r));
   PetscCall(PetscFree(saved));

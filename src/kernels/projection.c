@@ -735,18 +735,69 @@ void film_linearize_ancf_face(double a, double b, double c, int face, const doub
   film_linearize_ancf_face_line(a, b, c, face, e, edot, eref, prof, x, &line, xdot, pt, lin);
 }
 
+/* The profile's part of the linearisation (F6-F9 with h_prof(X*(uv))): the factors of
+   dprof_de = qp . duv_de, dprofrate_de = -pp (x) dS.uvdot + dd . duv_de and
+   dprofrate_dedot = -S (x) pp, from X*, X*_uv, X*_uvuv over the reference coordinates. */
+static void profile_terms(const double eref[96], const FilmProfile *prof, const int act[ANCF3843_FACE_NSHAPE],
+                          const double *S, const double *Su, const double *Sv, const double d2S[3][ANCF3843_FACE_NSHAPE],
+                          const double A[2][3], const double ud[2], const double W[3][2], double qp[2], double pp[3],
+                          double dd[2])
+{
+  enum { NA = ANCF3843_FACE_NSHAPE };
+  double X[3] = {0, 0, 0}, Xu[3][2] = {{0, 0}, {0, 0}, {0, 0}}, X2[3][2][2];
+  memset(X2, 0, sizeof(X2));
+  /* over all 32 functions (the second derivatives scattered, 0 off the face): gcc vectorises
+     this loop, adding rounded products in order; a loop over the 12 would fuse multiply-adds
+     and change the last bits of the profile terms against the whole-cell evaluation */
+  double d2full[3][ANCF3843_NSHAPE];
+  memset(d2full, 0, sizeof(d2full));
+  for (int ja = 0; ja < NA; ja++)
+    for (int pq = 0; pq < 3; pq++) d2full[pq][act[ja]] = d2S[pq][ja];
+  for (int k = 0; k < ANCF3843_NSHAPE; k++)
+    for (int i = 0; i < 3; i++) {
+      const double ek = eref[3 * k + i];
+      X[i] += S[k] * ek;
+      Xu[i][0] += Su[k] * ek;
+      Xu[i][1] += Sv[k] * ek;
+      X2[i][0][0] += d2full[0][k] * ek;
+      X2[i][0][1] += d2full[1][k] * ek;
+      X2[i][1][1] += d2full[2][k] * ek;
+    }
+  for (int i = 0; i < 3; i++) X2[i][1][0] = X2[i][0][1];
+  double dh[3], H[3][3];
+  film_profile_eval(prof, X, dh);
+  profile_hessian(prof, H);
+  double Xdot[3], HXdot[3];
+  qp[0] = qp[1] = 0;
+  for (int i = 0; i < 3; i++) {
+    qp[0] += dh[i] * Xu[i][0];
+    qp[1] += dh[i] * Xu[i][1];
+    Xdot[i] = Xu[i][0] * ud[0] + Xu[i][1] * ud[1];
+  }
+  for (int i = 0; i < 3; i++) {
+    pp[i] = A[0][i] * qp[0] + A[1][i] * qp[1];
+    HXdot[i] = vec3_dot(H[i], Xdot);
+  }
+  for (int bb = 0; bb < 2; bb++) {
+    dd[bb] = 0.0;
+    for (int i = 0; i < 3; i++)
+      dd[bb] += HXdot[i] * Xu[i][bb] + dh[i] * (X2[i][0][bb] * ud[0] + X2[i][1][bb] * ud[1]) - pp[i] * W[i][bb];
+  }
+}
+
 /* packed = 0: every entry, coordinate j at index j (film_linearize_ancf_face_line); packed = 1:
    only the active coordinates', coordinate 3 act[ja] + i at index 3 ja + i
-   (film_linearize_ancf_face_line_packed) */
+   (film_linearize_ancf_face_line_packed).  fac: the factors instead (lin unused,
+   film_linearize_ancf_face_line_factors). */
 static void linearize(double a, double b, double c, int face, const double e[96], const double edot[96],
                       const double eref[96], const FilmProfile *prof, const FilmLine *line, const double xdot[3],
-                      const FilmSurfacePoint *pt, FilmFaceLinearization *lin, int packed)
+                      const FilmSurfacePoint *pt, FilmFaceLinearization *lin, int packed, FilmFaceLinFactors *fac)
 {
   enum { NA = ANCF3843_FACE_NSHAPE };
   /* Only the face's 12 active shape functions (ancf3843.h) enter the sums and give nonzero
      derivatives: the others vanish on the face, with their in-face derivatives, and so does every
      term they contribute (skipped, their entries of lin stay 0). */
-  if (!packed) memset(lin, 0, sizeof(*lin));
+  if (!fac && !packed) memset(lin, 0, sizeof(*lin));
   const double *n = line->n, *t1 = line->t1, *t2 = line->t2;
   int bad = face < 0 || face > 5 || !line->ok;
   /* second derivatives of S along the face at the projected point */
@@ -785,8 +836,9 @@ static void linearize(double a, double b, double c, int face, const double e[96]
   const double det = J00 * J11 - J01 * J10;
   if (!bad && !(fabs(det) > PROJ_SINGULAR * vec3_norm(rucol) * vec3_norm(rvcol))) bad = 1;
   if (bad) {
-    double *all = (double *)lin;
-    for (size_t j = 0; j < sizeof(*lin) / sizeof(double); j++) all[j] = NAN;
+    double *all = fac ? (double *)fac : (double *)lin;
+    const size_t nall = fac ? sizeof(*fac) / sizeof(double) : sizeof(*lin) / sizeof(double);
+    for (size_t j = 0; j < nall; j++) all[j] = NAN;
     return;
   }
   /* A = J^-1 P, m = r_uv^T n, g = n - A^T m, uvdot = -A (v - xdot) */
@@ -809,6 +861,34 @@ static void linearize(double a, double b, double c, int face, const double e[96]
   double cr[2] = {0, 0};
   for (int bb = 0; bb < 2; bb++)
     for (int i = 0; i < 3; i++) cr[bb] += g[i] * W[i][bb];
+  const int profiled = prof && prof->type != FILM_PROFILE_NONE && eref;
+  if (fac) {
+    /* every array of the packed linearisation is S (x) alpha + D (x) beta (entry 3 ja + i =
+       S_ja alpha_i + D_ja beta_i), read off the expressions below with du_m = -S (x) A_m */
+    for (int ja = 0; ja < NA; ja++) {
+      const int k = act[ja];
+      fac->S[ja] = S[k];
+      fac->D[ja] = Su[k] * ud[0] + Sv[k] * ud[1];
+    }
+    for (int i = 0; i < 3; i++) {
+      fac->duv[0][i] = -A[0][i];
+      fac->duv[1][i] = -A[1][i];
+      fac->g[i] = g[i];
+      fac->rate[i] = -(cr[0] * A[0][i] + cr[1] * A[1][i]);
+      for (int l = 0; l < 3; l++) fac->v[l][i] = -(vuv[l][0] * A[0][i] + vuv[l][1] * A[1][i]);
+      fac->prof[i] = fac->profrate[i] = fac->mp[i] = 0.0;
+    }
+    if (profiled) {
+      double qp[2], pp[3], dd[2];
+      profile_terms(eref, prof, act, S, Su, Sv, (const double(*)[NA])d2S, (const double(*)[3])A, ud, (const double(*)[2])W, qp, pp, dd);
+      for (int i = 0; i < 3; i++) {
+        fac->prof[i] = -(qp[0] * A[0][i] + qp[1] * A[1][i]);
+        fac->profrate[i] = -(dd[0] * A[0][i] + dd[1] * A[1][i]);
+        fac->mp[i] = -pp[i];
+      }
+    }
+    return;
+  }
   if (packed) {
     /* the same entries over the 36 contiguous packed ones, the factors of function ja and
        component i spread to entry 3 ja + i first, so that the loop vectorises */
@@ -849,7 +929,7 @@ static void linearize(double a, double b, double c, int face, const double e[96]
       for (int l = 0; l < 3; l++) lin->dv_de[l][j] = vuv[l][0] * du0 + vuv[l][1] * du1;
     }
   }
-  if (!prof || prof->type == FILM_PROFILE_NONE || !eref) {
+  if (!profiled) {
     if (packed)
       for (int ja = 0; ja < NA; ja++)
         for (int i = 0; i < 3; i++) {
@@ -858,55 +938,17 @@ static void linearize(double a, double b, double c, int face, const double e[96]
         }
     return;
   }
-  /* profile: X*, X*_uv, X*_uvuv */
-  double X[3] = {0, 0, 0}, Xu[3][2] = {{0, 0}, {0, 0}, {0, 0}}, X2[3][2][2];
-  memset(X2, 0, sizeof(X2));
-  /* over all 32 functions (the second derivatives scattered, 0 off the face): gcc vectorises
-     this loop, adding rounded products in order; a loop over the 12 would fuse multiply-adds
-     and change the last bits of the profile terms against the whole-cell evaluation */
-  double d2full[3][ANCF3843_NSHAPE];
-  memset(d2full, 0, sizeof(d2full));
-  for (int ja = 0; ja < NA; ja++)
-    for (int pq = 0; pq < 3; pq++) d2full[pq][act[ja]] = d2S[pq][ja];
-  for (int k = 0; k < ANCF3843_NSHAPE; k++)
-    for (int i = 0; i < 3; i++) {
-      const double ek = eref[3 * k + i];
-      X[i] += S[k] * ek;
-      Xu[i][0] += Su[k] * ek;
-      Xu[i][1] += Sv[k] * ek;
-      X2[i][0][0] += d2full[0][k] * ek;
-      X2[i][0][1] += d2full[1][k] * ek;
-      X2[i][1][1] += d2full[2][k] * ek;
-    }
-  for (int i = 0; i < 3; i++) X2[i][1][0] = X2[i][0][1];
-  double dh[3], H[3][3];
-  film_profile_eval(prof, X, dh);
-  profile_hessian(prof, H);
-  double q[2] = {0, 0}, p[3], Xdot[3], HXdot[3];
-  for (int i = 0; i < 3; i++) {
-    q[0] += dh[i] * Xu[i][0];
-    q[1] += dh[i] * Xu[i][1];
-    Xdot[i] = Xu[i][0] * ud[0] + Xu[i][1] * ud[1];
-  }
-  for (int i = 0; i < 3; i++) {
-    p[i] = A[0][i] * q[0] + A[1][i] * q[1];
-    HXdot[i] = vec3_dot(H[i], Xdot);
-  }
-  double dd[2];
-  for (int bb = 0; bb < 2; bb++) {
-    dd[bb] = 0.0;
-    for (int i = 0; i < 3; i++)
-      dd[bb] += HXdot[i] * Xu[i][bb] + dh[i] * (X2[i][0][bb] * ud[0] + X2[i][1][bb] * ud[1]) - p[i] * W[i][bb];
-  }
+  double qp[2], pp[3], dd[2];
+  profile_terms(eref, prof, act, S, Su, Sv, (const double(*)[NA])d2S, (const double(*)[3])A, ud, (const double(*)[2])W, qp, pp, dd);
   for (int ja = 0; ja < NA; ja++) {
     const int k = act[ja];
     const double dSud = Su[k] * ud[0] + Sv[k] * ud[1];
     for (int i = 0; i < 3; i++) {
       const int j = packed ? 3 * ja + i : 3 * k + i;
       const double du0 = lin->duv_de[0][j], du1 = lin->duv_de[1][j];
-      lin->dprof_de[j] = q[0] * du0 + q[1] * du1;
-      lin->dprofrate_de[j] = -p[i] * dSud + dd[0] * du0 + dd[1] * du1;
-      lin->dprofrate_dedot[j] = -S[k] * p[i];
+      lin->dprof_de[j] = qp[0] * du0 + qp[1] * du1;
+      lin->dprofrate_de[j] = -pp[i] * dSud + dd[0] * du0 + dd[1] * du1;
+      lin->dprofrate_dedot[j] = -S[k] * pp[i];
     }
   }
 }
@@ -916,7 +958,7 @@ void film_linearize_ancf_face_line(double a, double b, double c, int face, const
                                    const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin)
 {
   (void)x; /* enters through pt (the converged projection) */
-  linearize(a, b, c, face, e, edot, eref, prof, line, xdot, pt, lin, 0);
+  linearize(a, b, c, face, e, edot, eref, prof, line, xdot, pt, lin, 0, NULL);
 }
 
 void film_linearize_ancf_face_line_packed(double a, double b, double c, int face, const double e[96], const double edot[96],
@@ -924,5 +966,12 @@ void film_linearize_ancf_face_line_packed(double a, double b, double c, int face
                                           const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinearization *lin)
 {
   (void)x;
-  linearize(a, b, c, face, e, edot, eref, prof, line, xdot, pt, lin, 1);
+  linearize(a, b, c, face, e, edot, eref, prof, line, xdot, pt, lin, 1, NULL);
+}
+
+void film_linearize_ancf_face_line_factors(double a, double b, double c, int face, const double e[96], const double edot[96],
+                                           const double eref[96], const FilmProfile *prof, const FilmLine *line,
+                                           const double xdot[3], const FilmSurfacePoint *pt, FilmFaceLinFactors *fac)
+{
+  linearize(a, b, c, face, e, edot, eref, prof, line, xdot, pt, NULL, 1, fac);
 }

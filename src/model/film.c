@@ -120,6 +120,13 @@ static PetscInt CachedCouplingSlot(TdModel m, SlotCache *c, const PetscInt64 key
   return slot;
 }
 
+/* The slots of a quad's last Gauss point (keys -1: none yet): its next points mostly hit the
+   same faces, with the same nodes, and then need no lookup at all. */
+typedef struct {
+  PetscInt64 face[2], pair[2][2];
+  PetscInt   qp[2][4], qq[2][2];
+} QuadSlots;
+
 /* Film-film Jacobian entries per quad: dR/dp (4 x 4), and with JFO dR/dtheta (4 x 4). */
 static PetscCount QuadEntries(const TdFilm *f)
 {
@@ -417,32 +424,110 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
    through positions (weight ce) and velocities (weight cv): d/dq = ce d/de + cv d/dedot, in the
    element's material frame.  sign: -1 for the wall, +1 for the base (h = n.(r_b - r_w) + ...).
    Only the coordinates of the face that can couple (FaceActive: 36 of an axis-aligned cell, all
-   96 otherwise) are kept, packed: entry jj is coordinate idx[jj], so that the loops over them
-   are contiguous. */
+   96 otherwise) are kept, packed: entry jj is coordinate idx[jj].
+   An axis-aligned cell's (factored): each derivative is S (x) alpha + D (x) beta over the packed
+   entries 3 ja + i (FilmFaceLinFactors), kept as the 3-vectors alpha (beta only for dh/dt, the
+   only one with a D term) and S, D spread to the 36 entries (Sx, Dx); a linear combination of
+   the derivatives is then the same combination of the 3-vectors, expanded once (Expand).
+   A rotated cell's: the 96 entries of each derivative. */
+enum { QQ_NA = 3 * ANCF3843_FACE_NSHAPE };
 typedef struct {
   PetscInt  n, idx[ANCF3843_NDOF];
+  PetscBool factored;
+  PetscReal Sx[QQ_NA], Dx[QQ_NA];
+  PetscReal ah[3], ahdot[3], bhdot[3], av[3][3], auv[2][3];
   PetscReal dh[ANCF3843_NDOF], dhdot[ANCF3843_NDOF], dv[3][ANCF3843_NDOF], duv[2][ANCF3843_NDOF];
 } SurfaceDerivatives;
 
 static void SurfaceDerivativesCompute(TdModel m, const SurfaceState *st, PetscReal sign, PetscReal ce, PetscReal cv, SurfaceDerivatives *d)
 {
-  const FilmFaceLinearization *l = &st->lin;
-  const PetscInt               n = FaceActive(m, st->element, st->face, d->idx);
-  d->n                           = n;
-  /* lin holds coordinate idx[jj] at jj: packed for the 36 of an axis-aligned cell
-     (TdFilmProjectSurface), and idx[jj] = jj for the 96 of a rotated one */
-  for (PetscInt jj = 0; jj < n; jj++) {
-    d->dh[jj]        = ce * (sign * l->dnr_de[jj] + l->dprof_de[jj]);
-    d->dhdot[jj]     = ce * (sign * l->drate_de[jj] + l->dprofrate_de[jj]) + cv * (sign * l->drate_dedot[jj] + l->dprofrate_dedot[jj]);
-    for (PetscInt i = 0; i < 3; i++) d->dv[i][jj] = ce * l->dv_de[i][jj];
-    d->duv[0][jj] = ce * l->duv_de[0][jj];
-    d->duv[1][jj] = ce * l->duv_de[1][jj];
+  const PetscInt n = FaceActive(m, st->element, st->face, d->idx);
+  d->n             = n;
+  d->factored      = st->factored;
+  if (st->factored) {
+    /* d/dq of h = n.r (sign) + prof, dh/dt = rate (sign) + prof_rate, v, uv (FilmFaceLinFactors) */
+    const FilmFaceLinFactors *l = &st->linf;
+    for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+      for (PetscInt i = 0; i < 3; i++) {
+        d->Sx[3 * ja + i] = l->S[ja];
+        d->Dx[3 * ja + i] = l->D[ja];
+      }
+    for (PetscInt i = 0; i < 3; i++) {
+      d->ah[i]    = ce * (sign * l->g[i] + l->prof[i]);
+      d->ahdot[i] = ce * (sign * l->rate[i] + l->profrate[i]) + cv * (sign * l->g[i] + l->mp[i]);
+      d->bhdot[i] = ce * (sign * l->g[i] + l->mp[i]);
+      for (PetscInt c = 0; c < 3; c++) d->av[c][i] = ce * l->v[c][i] + (c == i ? cv : 0);
+      d->auv[0][i] = ce * l->duv[0][i];
+      d->auv[1][i] = ce * l->duv[1][i];
+    }
+    return;
   }
-  /* v = sum_k S_k edot_k; entries 3 ja + i are the components i of one shape function */
-  for (PetscInt ja = 0; ja < n / 3; ja++) {
-    const PetscReal cS = cv * st->S[d->idx[3 * ja] / 3];
-    for (PetscInt i = 0; i < 3; i++) d->dv[i][3 * ja + i] += cS;
+  {
+    const FilmFaceLinearization *l = &st->lin;
+    /* lin holds coordinate jj of all 96 (a rotated cell) */
+    for (PetscInt jj = 0; jj < n; jj++) {
+      d->dh[jj]    = ce * (sign * l->dnr_de[jj] + l->dprof_de[jj]);
+      d->dhdot[jj] = ce * (sign * l->drate_de[jj] + l->dprofrate_de[jj]) + cv * (sign * l->drate_dedot[jj] + l->dprofrate_dedot[jj]);
+      for (PetscInt i = 0; i < 3; i++) d->dv[i][jj] = ce * l->dv_de[i][jj];
+      d->duv[0][jj] = ce * l->duv_de[0][jj];
+      d->duv[1][jj] = ce * l->duv_de[1][jj];
+    }
+    /* v = sum_k S_k edot_k; entries 3 ja + i are the components i of one shape function */
+    for (PetscInt ja = 0; ja < n / 3; ja++) {
+      const PetscReal cS = cv * st->S[d->idx[3 * ja] / 3];
+      for (PetscInt i = 0; i < 3; i++) d->dv[i][3 * ja + i] += cS;
+    }
   }
+}
+
+/* out[r][3 ja + i] (=, or += with add) Sx a[r][i] + Dx b[r][i] over the 36 packed entries of a
+   factored surface, for nrow <= 4 rows at once (Sx, Dx loaded once for them); b = NULL: no D term.
+   a and b are spread over 12 entries (4 functions) first, so that the loops run over whole
+   vectors. */
+static inline void Expand(const SurfaceDerivatives *d, PetscInt nrow, const PetscReal a[][3], const PetscReal b[][3], PetscBool add, PetscReal *const out[])
+{
+  PetscReal at[4][12], bt[4][12];
+  for (PetscInt r = 0; r < nrow; r++)
+    for (PetscInt k = 0; k < 12; k += 3)
+      for (PetscInt i = 0; i < 3; i++) {
+        at[r][k + i] = a[r][i];
+        bt[r][k + i] = b ? b[r][i] : 0;
+      }
+  for (PetscInt c = 0; c < QQ_NA; c += 12)
+    for (PetscInt r = 0; r < nrow; r++) {
+      PetscReal *restrict o = out[r] + c;
+      const PetscReal *Sx = d->Sx + c, *Dx = d->Dx + c;
+      if (b && add)
+        for (PetscInt k = 0; k < 12; k++) o[k] += Sx[k] * at[r][k] + Dx[k] * bt[r][k];
+      else if (b)
+        for (PetscInt k = 0; k < 12; k++) o[k] = Sx[k] * at[r][k] + Dx[k] * bt[r][k];
+      else if (add)
+        for (PetscInt k = 0; k < 12; k++) o[k] += Sx[k] * at[r][k];
+      else
+        for (PetscInt k = 0; k < 12; k++) o[k] = Sx[k] * at[r][k];
+    }
+}
+
+/* For rows r < nrow (<= 4), the combination ch[r] dh + chd[r] dh/dt + sum_c cvel[r][c] dv_c of a
+   surface's derivatives (the dependence of a pressure row or of a traction component on the
+   face's coordinates), times scale, into out[r][0 .. d->n) (=, or += with add). */
+static inline void Combine(const SurfaceDerivatives *d, PetscInt nrow, const PetscReal ch[], const PetscReal chd[], const PetscReal cvel[][3], PetscReal scale, PetscBool add, PetscReal *const out[])
+{
+  if (d->factored) {
+    PetscReal a[4][3], b[4][3];
+    for (PetscInt r = 0; r < nrow; r++)
+      for (PetscInt i = 0; i < 3; i++) {
+        a[r][i] = (ch[r] * d->ah[i] + chd[r] * d->ahdot[i] + cvel[r][0] * d->av[0][i] + cvel[r][1] * d->av[1][i] + cvel[r][2] * d->av[2][i]) * scale;
+        b[r][i] = chd[r] * d->bhdot[i] * scale;
+      }
+    Expand(d, nrow, (const PetscReal(*)[3])a, (const PetscReal(*)[3])b, add, out);
+    return;
+  }
+  for (PetscInt r = 0; r < nrow; r++)
+    for (PetscInt jj = 0; jj < d->n; jj++) {
+      const PetscReal x = (ch[r] * d->dh[jj] + chd[r] * d->dhdot[jj] + cvel[r][0] * d->dv[0][jj] + cvel[r][1] * d->dv[1][jj] + cvel[r][2] * d->dv[2][jj]) * scale;
+      out[r][jj]        = add ? out[r][jj] + x : x;
+    }
 }
 
 /* Row and column transforms of an nrow x ncol block between two elements (global slopes). */
@@ -463,23 +548,41 @@ static void RotateBlock(TdModel m, PetscInt erow, PetscInt nrow, PetscInt ecol, 
 
 /* The dQ/dq row updates of a quad's Gauss points between two axis-aligned cells (36 x 36 blocks),
    kept until the quad is done: a block's rows are then loaded and stored once for all the terms
-   it receives (a quad's 4 points mostly pair the same faces), instead of once per point.  Each
-   term is the update of one point, row (ja, i) += cS[ja] G[i] (+ c0[3 ja + i] du0 + c1[3 ja + i]
-   du1 on the point's own face), applied in the points' order with the same expressions, so the
-   sums are the same as point by point. */
-enum { QQ_NA = 3 * ANCF3843_FACE_NSHAPE, QQ_MAX = 16 };
+   it receives (a quad's 4 points mostly pair the same faces), instead of once per point.  (Kept
+   over several quads, which mostly pair the same faces too, they measured no faster.)  Each
+   term is the update of one point, applied in the points' order:
+     row (ja, i) += cS[ja] G[i]                                   (every pair)
+                  + fw[i] Sx (x) (dSu[ja] auv[0] + dSv[ja] auv[1])   (the point's own face)
+   each product added on its own (r += a b; r += c d), so that the sums are the same however the
+   terms are grouped.  The second line is dS/duv . duv/dq f_a with duv/dq = Sx (x) auv (factored,
+   SurfaceDerivatives) and fw = -w f_a: its 36-vector U_ja = Sx (x) h_ja depends on the row's
+   function ja only, so it is formed once for the 3 rows (ja, 0..2), and each row takes 2
+   multiply-adds per entry and point instead of 3. */
+enum { QQ_MAX = 16 /* the terms of one quad: 4 points x 4 face pairs */ };
 typedef struct {
   PetscInt  slot;
-  PetscBool own; /* the point's own face: the sliding terms c0, c1 */
-  PetscReal cS[ANCF3843_FACE_NSHAPE], c0[QQ_NA], c1[QQ_NA];
-  PetscReal G[3][QQ_NA], du0[QQ_NA], du1[QQ_NA];
+  PetscBool own; /* the point's own face: the sliding term */
+  PetscReal cS[ANCF3843_FACE_NSHAPE], G[3][QQ_NA];
+  PetscReal fw[3], dSu[ANCF3843_FACE_NSHAPE], dSv[ANCF3843_FACE_NSHAPE], auv[2][3], Sx[QQ_NA];
 } QQTerm;
 typedef struct {
   int    n;
   QQTerm t[QQ_MAX];
 } QQTerms;
 
+/* U = Sx (x) (dSu[ja] auv[0] + dSv[ja] auv[1]) of an own term (QQTerm) */
+static inline void QQSliding(const QQTerm *T, PetscInt ja, PetscReal *restrict U)
+{
+  PetscReal h[3], ht[12];
+  for (PetscInt j = 0; j < 3; j++) h[j] = T->dSu[ja] * T->auv[0][j] + T->dSv[ja] * T->auv[1][j];
+  for (PetscInt k = 0; k < 12; k += 3)
+    for (PetscInt j = 0; j < 3; j++) ht[k + j] = h[j];
+  for (PetscInt c = 0; c < QQ_NA; c += 12)
+    for (PetscInt k = 0; k < 12; k++) U[c + k] = T->Sx[c + k] * ht[k];
+}
 
+/* Applies the kept terms to the blocks of jqq (each slot's terms in the order they came) and
+   empties qt. */
 static void QQFlush(TdModel m, QQTerms *qt, PetscScalar *jqq)
 {
   PetscBool done[QQ_MAX] = {PETSC_FALSE};
@@ -493,43 +596,65 @@ static void QQFlush(TdModel m, QQTerms *qt, PetscScalar *jqq)
         L[nl++] = &qt->t[t];
         done[t] = PETSC_TRUE;
       }
+    /* a slot's terms are all of one kind: own iff its two faces are one */
     out = &jqq[m->coupling_qq_offset[qt->t[t0].slot]];
-    for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
-      for (PetscInt i = 0; i < 3; i++) {
-        PetscScalar *restrict row = &out[(3 * ja + i) * QQ_NA];
-        if (nl == 4 && L[0]->own) {
-          /* the common case, written out so that each row vector stays in a register */
-          const QQTerm *T0 = L[0], *T1 = L[1], *T2 = L[2], *T3 = L[3];
-          for (PetscInt jj = 0; jj < QQ_NA; jj++) {
-            PetscScalar r = row[jj];
-            r += T0->cS[ja] * T0->G[i][jj] + T0->c0[3 * ja + i] * T0->du0[jj] + T0->c1[3 * ja + i] * T0->du1[jj];
-            r += T1->cS[ja] * T1->G[i][jj] + T1->c0[3 * ja + i] * T1->du0[jj] + T1->c1[3 * ja + i] * T1->du1[jj];
-            r += T2->cS[ja] * T2->G[i][jj] + T2->c0[3 * ja + i] * T2->du0[jj] + T2->c1[3 * ja + i] * T2->du1[jj];
-            r += T3->cS[ja] * T3->G[i][jj] + T3->c0[3 * ja + i] * T3->du0[jj] + T3->c1[3 * ja + i] * T3->du1[jj];
-            row[jj] = r;
-          }
-        } else if (nl == 4) {
-          const QQTerm *T0 = L[0], *T1 = L[1], *T2 = L[2], *T3 = L[3];
-          for (PetscInt jj = 0; jj < QQ_NA; jj++) {
-            PetscScalar r = row[jj];
-            r += T0->cS[ja] * T0->G[i][jj];
-            r += T1->cS[ja] * T1->G[i][jj];
-            r += T2->cS[ja] * T2->G[i][jj];
-            r += T3->cS[ja] * T3->G[i][jj];
-            row[jj] = r;
+    for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
+      int l0 = 0;
+      /* 4 terms at a time, written out so that each row vector stays in a register */
+      for (; l0 + 4 <= nl; l0 += 4) {
+        const QQTerm *T0 = L[l0], *T1 = L[l0 + 1], *T2 = L[l0 + 2], *T3 = L[l0 + 3];
+        if (T0->own) {
+          PetscReal U[4][QQ_NA];
+          for (int l = 0; l < 4; l++) QQSliding(L[l0 + l], ja, U[l]);
+          for (PetscInt i = 0; i < 3; i++) {
+            PetscScalar *restrict row = &out[(3 * ja + i) * QQ_NA];
+            const PetscReal       s0 = T0->cS[ja], s1 = T1->cS[ja], s2 = T2->cS[ja], s3 = T3->cS[ja];
+            const PetscReal       f0 = T0->fw[i], f1 = T1->fw[i], f2 = T2->fw[i], f3 = T3->fw[i];
+            for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+              PetscScalar r = row[jj];
+              r += s0 * T0->G[i][jj];
+              r += f0 * U[0][jj];
+              r += s1 * T1->G[i][jj];
+              r += f1 * U[1][jj];
+              r += s2 * T2->G[i][jj];
+              r += f2 * U[2][jj];
+              r += s3 * T3->G[i][jj];
+              r += f3 * U[3][jj];
+              row[jj] = r;
+            }
           }
         } else
-          for (int l = 0; l < nl; l++) {
-            const QQTerm *T = L[l];
-            if (T->own) {
-              const PetscReal cS = T->cS[ja], c0 = T->c0[3 * ja + i], c1 = T->c1[3 * ja + i];
-              for (PetscInt jj = 0; jj < QQ_NA; jj++) row[jj] += cS * T->G[i][jj] + c0 * T->du0[jj] + c1 * T->du1[jj];
-            } else {
-              const PetscReal cS = T->cS[ja];
-              for (PetscInt jj = 0; jj < QQ_NA; jj++) row[jj] += cS * T->G[i][jj];
+          for (PetscInt i = 0; i < 3; i++) {
+            PetscScalar *restrict row = &out[(3 * ja + i) * QQ_NA];
+            const PetscReal       s0 = T0->cS[ja], s1 = T1->cS[ja], s2 = T2->cS[ja], s3 = T3->cS[ja];
+            for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+              PetscScalar r = row[jj];
+              r += s0 * T0->G[i][jj];
+              r += s1 * T1->G[i][jj];
+              r += s2 * T2->G[i][jj];
+              r += s3 * T3->G[i][jj];
+              row[jj] = r;
             }
           }
       }
+      for (int l = l0; l < nl; l++) {
+        const QQTerm *T = L[l];
+        PetscReal     U[QQ_NA];
+        if (T->own) QQSliding(T, ja, U);
+        for (PetscInt i = 0; i < 3; i++) {
+          PetscScalar *restrict row = &out[(3 * ja + i) * QQ_NA];
+          const PetscReal       cS  = T->cS[ja];
+          if (T->own) {
+            const PetscReal fw = T->fw[i];
+            for (PetscInt jj = 0; jj < QQ_NA; jj++) {
+              row[jj] += cS * T->G[i][jj];
+              row[jj] += fw * U[jj];
+            }
+          } else
+            for (PetscInt jj = 0; jj < QQ_NA; jj++) row[jj] += cS * T->G[i][jj];
+        }
+      }
+    }
   }
   qt->n = 0;
 }
@@ -540,7 +665,7 @@ static void QQFlush(TdModel m, QQTerms *qt, PetscScalar *jqq)
      dQ_a/dp_j = w S (df_a/dp N_j + df_a/dgradp . gradN_j) p_ref
    with z = (h, dh/dt, vw, vb) and a = wall, base.  Only the face's active coordinates are formed
    (the others are exactly 0 for axis-aligned cells), in the packed order of the pattern. */
-static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, SlotCache cache[2], QQTerms *qt, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
+static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuadGeometry *g, PetscInt gp, const PetscInt nodes[4], const FilmPointState *ps, const SurfaceState *ss[2], const FilmReynoldsSensitivity *rs, const FilmTractionSensitivity *ts, const PetscReal fa[2][3], const PetscReal dfa_dhdot[2][3], PetscReal ce, PetscReal cv, SlotCache cache[2], QuadSlots *qs, QQTerms *qt, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscReal *block)
 {
   SurfaceDerivatives D[2];
   const PetscReal    sign[2] = {-1, 1};
@@ -558,27 +683,47 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
         for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) wS[s][ja] = -w * ss[s]->S[D[s].idx[3 * ja] / 3];
     }
   /* the pattern slots of the face-pressure pairs, shared by the pressure rows and dQ/dp */
-  for (PetscInt s = 0; s < 2; s++)
+  for (PetscInt s = 0; s < 2; s++) {
+    const PetscInt64 face = ss[s]->element >= 0 ? 8 * ss[s]->element + ss[s]->face : -1;
+    if (face >= 0 && face == qs->face[s]) {
+      for (PetscInt i = 0; i < 4; i++) slot_qp[s][i] = qs->qp[s][i];
+      continue;
+    }
     for (PetscInt i = 0; i < 4; i++) {
       const PetscInt ui = f->unknown[nodes[i]];
       slot_qp[s][i]     = -1;
-      if (f->model == TD_FILM_REYNOLDS && ui >= 0 && ss[s]->element >= 0) slot_qp[s][i] = CachedCouplingSlot(m, &cache[0], m->coupling_qp, m->ncoupling_qp, PairKey(8 * ss[s]->element + ss[s]->face, ui));
+      if (f->model == TD_FILM_REYNOLDS && ui >= 0 && face >= 0) slot_qp[s][i] = CachedCouplingSlot(m, &cache[0], m->coupling_qp, m->ncoupling_qp, PairKey((PetscInt)face, ui));
+      qs->qp[s][i] = slot_qp[s][i];
     }
-  /* pressure rows (times 1/scale: a multiplication, not a division, per entry) */
+    qs->face[s] = face;
+  }
+  /* pressure rows (times 1/scale: a multiplication, not a division, per entry): an axis-aligned
+     cell's straight into the rows of its blocks, the 4 nodes' at once; a rotated one's turned
+     first */
   if (f->model == TD_FILM_REYNOLDS && rs)
-    for (PetscInt i = 0; i < 4; i++) {
-      const PetscInt ui = f->unknown[nodes[i]];
-      if (ui < 0) continue;
-      for (PetscInt s = 0; s < 2; s++) {
-        PetscReal                 G[ANCF3843_NDOF];
-        const PetscInt            e    = ss[s]->element, slot = slot_qp[s][i];
-        const SurfaceDerivatives *Ds   = &D[s];
+    for (PetscInt s = 0; s < 2; s++) {
+      const PetscInt            e  = ss[s]->element;
+      const SurfaceDerivatives *Ds = &D[s];
+      PetscReal                 ch[4], chd[4], cvel[4][3], *out[4];
+      PetscInt                  nrow = 0;
+      if (e < 0) continue;
+      for (PetscInt i = 0; i < 4; i++) {
         const PetscReal(*dRdv)[3] = s == 0 ? rs->dvw[i] : rs->dvb[i];
-        if (e < 0 || slot < 0) continue;
-        for (PetscInt jj = 0; jj < Ds->n; jj++) G[jj] = -(rs->dh[i][gp] * Ds->dh[jj] + rs->ddhdt[i][gp] * Ds->dhdot[jj] + dRdv[gp][0] * Ds->dv[0][jj] + dRdv[gp][1] * Ds->dv[1][jj] + dRdv[gp][2] * Ds->dv[2][jj]) * iscale;
-        if (Ds->n == N) TdModelElementRotateForce(m, e, G); /* all 96, in element order */
-        for (PetscInt jj = 0; jj < Ds->n; jj++) jpq[m->coupling_qp_offset[slot] + jj] += G[jj];
+        if (f->unknown[nodes[i]] < 0 || slot_qp[s][i] < 0) continue;
+        ch[nrow]  = rs->dh[i][gp];
+        chd[nrow] = rs->ddhdt[i][gp];
+        for (PetscInt c = 0; c < 3; c++) cvel[nrow][c] = dRdv[gp][c];
+        out[nrow++] = &jpq[m->coupling_qp_offset[slot_qp[s][i]]];
       }
+      if (Ds->n < N) Combine(Ds, nrow, ch, chd, (const PetscReal(*)[3])cvel, -iscale, PETSC_TRUE, out);
+      else
+        for (PetscInt r = 0; r < nrow; r++) {
+          PetscReal  G[ANCF3843_NDOF];
+          PetscReal *grow[1] = {G};
+          Combine(Ds, 1, &ch[r], &chd[r], (const PetscReal(*)[3])&cvel[r], -iscale, PETSC_FALSE, grow);
+          TdModelElementRotateForce(m, e, G); /* all 96, in element order */
+          for (PetscInt jj = 0; jj < Ds->n; jj++) out[r][jj] += G[jj];
+        }
     }
   /* force rows */
   for (PetscInt a = 0; a < 2; a++) {
@@ -594,7 +739,14 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       PetscInt                  slot, ldg;
       QQTerm                   *T = NULL;
       if (es < 0) continue;
-      slot = CachedCouplingSlot(m, &cache[1], m->coupling_qq, m->ncoupling_qq, PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face));
+      {
+        const PetscInt64 pair = PairKey(8 * ea + ss[a]->face, 8 * es + ss[s]->face);
+        if (pair != qs->pair[a][s]) {
+          qs->qq[a][s]   = CachedCouplingSlot(m, &cache[1], m->coupling_qq, m->ncoupling_qq, pair);
+          qs->pair[a][s] = pair;
+        }
+        slot = qs->qq[a][s];
+      }
       if (slot < 0) continue;
       /* both cells axis-aligned: a term of the quad's deferred updates (QQFlush), G formed in it */
       if (na < N && nb < N) {
@@ -605,8 +757,10 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
       Gb  = T ? &T->G[0][0] : &Gl[0][0];
       ldg = T ? QQ_NA : N;
 #define G(i, jj) Gb[(i) * ldg + (jj)]
-      for (PetscInt i = 0; i < 3; i++)
-        for (PetscInt jj = 0; jj < nb; jj++) G(i, jj) = ts->dh[a][i] * Ds->dh[jj] + dfa_dhdot[a][i] * Ds->dhdot[jj] + dfdv[i][0] * Ds->dv[0][jj] + dfdv[i][1] * Ds->dv[1][jj] + dfdv[i][2] * Ds->dv[2][jj];
+      {
+        PetscReal *const rows[3] = {&G(0, 0), &G(1, 0), &G(2, 0)};
+        Combine(Ds, 3, ts->dh[a], dfa_dhdot[a], dfdv, 1, PETSC_FALSE, rows);
+      }
       {
         /* the active rows (k, i) and columns of the face pair; a rotated cell's (all 96, in
            element order) are accumulated apart and turned to global slopes, rows and columns
@@ -620,17 +774,19 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
           for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
             const PetscInt k = Da->idx[3 * ja] / 3;
             T->cS[ja]        = -w * ss[a]->S[k];
-            if (s == a)
-              for (PetscInt i = 0; i < 3; i++) {
-                T->c0[3 * ja + i] = -w * ss[a]->dS_uv[0][k] * fa[a][i];
-                T->c1[3 * ja + i] = -w * ss[a]->dS_uv[1][k] * fa[a][i];
-              }
-          }
-          if (s == a)
-            for (PetscInt jj = 0; jj < QQ_NA; jj++) {
-              T->du0[jj] = Da->duv[0][jj];
-              T->du1[jj] = Da->duv[1][jj];
+            if (s == a) {
+              T->dSu[ja] = ss[a]->dS_uv[0][k];
+              T->dSv[ja] = ss[a]->dS_uv[1][k];
             }
+          }
+          if (s == a) {
+            for (PetscInt i = 0; i < 3; i++) {
+              T->fw[i]     = -w * fa[a][i];
+              T->auv[0][i] = Da->auv[0][i];
+              T->auv[1][i] = Da->auv[1][i];
+            }
+            for (PetscInt jj = 0; jj < QQ_NA; jj++) T->Sx[jj] = Da->Sx[jj];
+          }
         } else if (s == a) {
           /* the point sliding along its own face: dS/duv . duv/dq f_a (duv/dq packed to the
              active columns, so that the row updates are contiguous and vectorised) */
@@ -730,10 +886,11 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
   SurfaceState            sw[4], sb[4];
   PetscReal               p[4];
   FilmReynoldsSensitivity rsens;
-  QQTerms                 qt;       /* the deferred dQ/dq updates (QQFlush) */
+  QuadSlots               qs = {{-1, -1}, {{-1, -1}, {-1, -1}}, {{-1, -1, -1, -1}, {-1, -1, -1, -1}}, {{-1, -1}, {-1, -1}}};
   FaceCoordinates         fc[2];    /* wall, base: the faces' coordinates, across the quad's points */
+  QQTerms                 qt;       /* the deferred dQ/dq updates (QQFlush) */
   PetscFunctionBegin;
-  qt.n       = 0;
+  qt.n    = 0;
   fc[0].e = fc[1].e = -1;
   if (f->rigid_pair && jrig) {
     PetscCall(PetscArrayzero(jrig, TdFilmRigidQuadEntries(f))); /* every entry of the quad, coupled or not */
@@ -796,7 +953,7 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     }
     if (coupled) {
       const SurfaceState *ss[2] = {&sw[gp], &sb[gp]};
-      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, cache, &qt, jqq, jqp, jpq, block));
+      PetscCall(AddCouplingGaussPoint(m, f, g, gp, nodes, &ps[gp], ss, f->model == TD_FILM_REYNOLDS ? &rsens : NULL, &ts, (const PetscReal(*)[3])fa, (const PetscReal(*)[3])dfa_dhdot, ce, cv, cache, &qs, &qt, jqq, jqp, jpq, block));
     }
   }
   if (coupled) QQFlush(m, &qt, jqq);

@@ -14,9 +14,11 @@ typedef struct {
   PetscReal prof, prof_rate; /* profile and its rate at the fixed film point */
   PetscInt  element;         /* ANCF: element of the model, else -1 */
   PetscInt  face;            /* its local face */
-  PetscReal S[ANCF3843_NSHAPE];
+  PetscReal S[ANCF3843_NSHAPE]; /* of an axis-aligned cell only the face's 12 active functions are set */
   PetscReal dS_uv[2][ANCF3843_NSHAPE];
-  PetscBool want_lin;        /* fill lin (ANCF faces) for the coupled Jacobian */
+  PetscBool want_lin;        /* fill lin or linf (ANCF faces) for the coupled Jacobian */
+  PetscBool factored;        /* linf holds it (an axis-aligned cell), else lin (a rotated one) */
+  FilmFaceLinFactors    linf;
   FilmFaceLinearization lin;
   RigidFilmState rigid;      /* a rigid pair's point (F25; on the wall's state): its material points and frame */
 } SurfaceState;

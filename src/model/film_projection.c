@@ -230,27 +230,40 @@ PetscErrorCode TdFilmProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, T
           if (profiled) TdModelElementGather(m, e, m->q_ref, PETSC_FALSE, eref);
           st->element = e;
           st->face    = set->faces[fi].face;
-          for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++) {
-            st->S[k2]        = pt.S[k2];
-            st->dS_uv[0][k2] = pt.dS_uv[0][k2];
-            st->dS_uv[1][k2] = pt.dS_uv[1][k2];
-          }
+          ancf3843_face_shapes((int)set->faces[fi].face, act);
+          if (body->mesh.axis_aligned)
+            for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
+              const PetscInt k2 = act[ja];
+              st->S[k2]         = pt.S[k2];
+              st->dS_uv[0][k2]  = pt.dS_uv[0][k2];
+              st->dS_uv[1][k2]  = pt.dS_uv[1][k2];
+            }
+          else
+            for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++) {
+              st->S[k2]        = pt.S[k2];
+              st->dS_uv[0][k2] = pt.dS_uv[0][k2];
+              st->dS_uv[1][k2] = pt.dS_uv[1][k2];
+            }
+          st->factored = body->mesh.axis_aligned;
           if (st->want_lin) {
             /* an axis-aligned cell's coupling needs only the face's active coordinates
-               (FaceActive): packed, in FaceActive's order */
-            if (body->mesh.axis_aligned) film_linearize_ancf_face_line_packed(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, x, line, xdot, &pt, &st->lin);
+               (FaceActive, in its order), whose derivatives are Kronecker products: their
+               factors (film_linearize_ancf_face_line_factors) */
+            if (body->mesh.axis_aligned) film_linearize_ancf_face_line_factors(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, line, xdot, &pt, &st->linf);
             else film_linearize_ancf_face_line(sz[0], sz[1], sz[2], (int)set->faces[fi].face, ee, ev, profiled ? eref : NULL, profiled ? &s->profile : NULL, x, line, xdot, &pt, &st->lin);
           }
-          for (PetscInt i = 0; i < 3; i++) {
-            st->r[i] = pt.r[i];
-            st->v[i] = 0;
-            Xmat[i]  = 0;
-            Xuv[i][0] = Xuv[i][1] = 0;
+          {
+            PetscReal vs[3] = {0, 0, 0}; /* summed in locals: the compiler cannot rule out that st aliases ev */
+            if (v)
+              for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
+                for (PetscInt i = 0; i < 3; i++) vs[i] += pt.S[act[ja]] * ev[3 * act[ja] + i];
+            for (PetscInt i = 0; i < 3; i++) {
+              st->r[i]  = pt.r[i];
+              st->v[i]  = vs[i];
+              Xmat[i]   = 0;
+              Xuv[i][0] = Xuv[i][1] = 0;
+            }
           }
-          ancf3843_face_shapes((int)set->faces[fi].face, act);
-          if (v)
-            for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++)
-              for (PetscInt i = 0; i < 3; i++) st->v[i] += pt.S[act[ja]] * ev[3 * act[ja] + i];
           if (profiled)
             for (PetscInt k2 = 0; k2 < ANCF3843_NSHAPE; k2++)
               for (PetscInt i = 0; i < 3; i++) {

@@ -1,12 +1,13 @@
 """Recycled Krylov directions (-krylov_recycle, src/solver/krylov_recycle.c) change the
 preconditioner, not the operator: with and without them the lubricated slider-guide case gives
-the same sensor and pressure histories (to Newton's tolerances) and the same Newton iterations,
-on 1 and 2 ranks.  They do what they are for: in single-iteration Newton steps (here the slider
-settled on its film after the hammer blow has died away) GMRES needs fewer iterations per solve,
-because the last solve's pairs (z, J z) make the kept LU exact on their span.  A broken
-correction (a wrong U~ or Q) would cost iterations instead.  A restart from a checkpoint taken
-while the pairs are in use repeats the uninterrupted run exactly (the pairs are checkpointed).
-Bad input is refused with a message naming the option."""
+the same sensor and pressure histories (to Newton's tolerances) and the same Newton iterations
+(but for a step at its tolerance), on 1 and 2 ranks.  They do what they are for: in
+single-iteration Newton steps (here the slider settled on its film after the hammer blow has
+died away) GMRES needs fewer iterations per solve, because the last solve's pairs (z, J z)
+make the kept LU exact on their span.  A broken correction (a wrong U~ or Q) would cost
+iterations instead.  A restart from a checkpoint taken while the pairs are in use repeats the
+uninterrupted run exactly (the pairs are checkpointed).  Bad input is refused with a message
+naming the option."""
 import os
 import re
 import subprocess
@@ -37,8 +38,13 @@ tdrun.check_same_histories(checks, res["none"], res["recycled"], "recycled vs no
 # 2-rank runs are not bitwise repeatable (the distributed factorisation's summation order): two
 # uninterrupted runs differed by up to 1.2e-8 in the accelerations (restart.py), hence 2e-8
 tdrun.check_same_histories(checks, res["none"], res["recycled_np2"], "recycled_np2 vs none", (("slider", 2e-8), ("guide_mid", 2e-8), ("p", 2e-8)))
-checks.true("Newton iterations: %d recycled, %d without (equal)" % (its["recycled"][0], its["none"][0]),
-            its["recycled"][0] == its["none"][0] > 0)
+# the same Newton iterations up to steps whose residual lands at its tolerance: there a change in
+# the last bits (here the Krylov solution's) can take one more iteration.  Seen after the film's
+# coupling blocks were factored (rounding only): 424 against 423, one step at 6.8 ms whose first
+# iterate's norm was 1.600e-6 recycled against 1.585e-6 without, one converged and one not.  A
+# recycled preconditioner that changed the operator would cost Newton iterations in most steps.
+checks.true("Newton iterations: %d recycled, %d without (equal but for at most 1 in 200)" % (its["recycled"][0], its["none"][0]),
+            its["none"][0] > 0 and abs(its["recycled"][0] - its["none"][0]) <= max(1, its["none"][0] // 200))
 # measured 484 against 509 after 10 ms (5 % fewer; 478 on 2 ranks), 2451 against 2539 over the
 # whole run.  (514 against 657 while the film stage ran for every Jacobian: it cost iterations in
 # the settled steps, and since it runs only after rows changed branch, FilmStageDecide in
