@@ -83,6 +83,12 @@ PetscErrorCode TdCheckpointFileGetAttribute(TdCheckpointFile cf, const char name
    error if required, else *n = -1 and *values = NULL. */
 PetscErrorCode TdCheckpointFileGetReal(TdCheckpointFile cf, const char name[], PetscBool required, PetscInt *n, PetscReal **values);
 PetscErrorCode TdCheckpointFileGetInt(TdCheckpointFile cf, const char name[], PetscBool required, PetscInt *n, PetscInt64 **values);
+/* This rank's part of a distributed array (TdOutputCheckpointPut*Distributed) by its counts array
+   counts_name (one count per rank): *count its length, or -1 (and *values NULL, on every rank)
+   when either array is absent or the counts are not for this many ranks.  No rank reads or
+   receives another rank's part. */
+PetscErrorCode TdCheckpointFileGetRealPart(TdCheckpointFile cf, const char name[], const char counts_name[], PetscInt64 *count, PetscReal **values);
+PetscErrorCode TdCheckpointFileGetIntPart(TdCheckpointFile cf, const char name[], const char counts_name[], PetscInt64 *count, PetscInt64 **values);
 PetscErrorCode TdCheckpointFileClose(TdCheckpointFile *cf);
 
 #endif

@@ -25,7 +25,9 @@
   parts by its counts.  TdOutputCheckpointEnd commits the slot, closes the parallel file and
   rank 0 opens it again.
 
-  Reading: rank 0 reads, and what is read is broadcast to every rank.
+  Reading: rank 0 reads, and what is read is broadcast to every rank; but a distributed array
+  (TdCheckpointFileGetRealPart/IntPart) is read by rank 0 one rank's part at a time and sent to
+  that rank alone, so that no rank holds the whole of it.
 */
 #include "output_private.h"
 #include <string.h>
@@ -535,6 +537,130 @@ static PetscErrorCode TdCheckpointRead(TdCheckpointFile cf, const char name[], P
   }
   if (*n) PetscCallMPI(MPI_Bcast(v, (PetscMPIInt)*n, isint ? MPIU_INT64 : MPIU_REAL, 0, cf->comm));
   *values = v;
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: checks that the distributed array `name` holds the sum of the counts (*code 0; 1:
+   absent; 2: of another length) and leaves it open in *dset. */
+static PetscErrorCode TdCheckpointPartOpenRoot(TdCheckpointFile cf, const char name[], PetscInt64 total, hid_t *dset, int *code)
+{
+  char    path[PETSC_MAX_PATH_LEN];
+  htri_t  e;
+  hid_t   space;
+  hsize_t dims;
+
+  PetscFunctionBegin;
+  *dset = H5I_INVALID_HID;
+  *code = 1;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "/checkpoint/slot%d/%s", cf->slot, name));
+  TdH5Check(e = H5Lexists(cf->file, path, H5P_DEFAULT), "Cannot look up %s in %s", path, cf->path);
+  if (!e) PetscFunctionReturn(0);
+  TdH5Check(*dset = H5Dopen2(cf->file, path, H5P_DEFAULT), "Cannot open %s in %s", path, cf->path);
+  TdH5Check(space = H5Dget_space(*dset), "Cannot get the dataspace of %s", path);
+  PetscCheck(H5Sget_simple_extent_ndims(space) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s in %s is not a 1-D array: the file is damaged", path, cf->path);
+  TdH5Check(H5Sget_simple_extent_dims(space, &dims, NULL), "Cannot get the size of %s", path);
+  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  /* the writers only ever grow an array (TdCheckpointPutRoot): its parts are its first total entries */
+  *code = (PetscInt64)dims >= total ? 0 : 2;
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: entries [offset, offset + count) of the open array into buf. */
+static PetscErrorCode TdCheckpointPartReadRoot(TdCheckpointFile cf, const char name[], hid_t dset, PetscBool isint, PetscInt64 offset, PetscInt64 count, void *buf)
+{
+  hid_t   space, mem;
+  hsize_t start = (hsize_t)offset, n = (hsize_t)count;
+
+  PetscFunctionBegin;
+  if (!count) PetscFunctionReturn(0);
+  TdH5Check(space = H5Dget_space(dset), "Cannot get the dataspace of %s", name);
+  TdH5Check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &n, NULL), "Cannot select a part of %s", name);
+  TdH5Check(mem = H5Screate_simple(1, &n, NULL), "Cannot make a dataspace");
+  TdH5Check(H5Dread(dset, isint ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, buf), "Cannot read a part of %s in %s", name, cf->path);
+  TdH5Check(H5Sclose(mem), "Cannot close a dataspace");
+  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  PetscFunctionReturn(0);
+}
+
+/* This rank's part of a distributed array (TdOutputCheckpointPut*Distributed) and its counts
+   array (one count per rank, in rank order).  Rank 0 reads the parts one after the other and
+   sends each to its rank, so that a rank holds only its own part and rank 0 one other at a time
+   (the whole array was read and broadcast to every rank before: at the finest slider-guide
+   level the kept LU's matrix values are 260 MB).  *count = -1 and *values = NULL, on every
+   rank, when the array or its counts are absent, or the counts are not for this many ranks. */
+static PetscErrorCode TdCheckpointReadPart(TdCheckpointFile cf, const char name[], const char counts_name[], PetscBool isint, PetscInt64 *count, void **values)
+{
+  PetscInt64    *counts, total = 0;
+  PetscInt       nc;
+  PetscMPIInt    size;
+  PetscErrorCode ierr = 0;
+  int            code = 1;
+  hid_t          dset = H5I_INVALID_HID;
+  const size_t   esize = isint ? sizeof(PetscInt64) : sizeof(PetscReal);
+  MPI_Datatype   type  = isint ? MPIU_INT64 : MPIU_REAL;
+
+  PetscFunctionBegin;
+  *count  = -1;
+  *values = NULL;
+  PetscCallMPI(MPI_Comm_size(cf->comm, &size));
+  PetscCall(TdCheckpointRead(cf, counts_name, PETSC_TRUE, PETSC_FALSE, &nc, (void **)&counts));
+  if (!counts || nc != size) {
+    PetscCall(PetscFree(counts));
+    PetscFunctionReturn(0);
+  }
+  for (PetscMPIInt r = 0; r < size; r++) total += counts[r];
+  if (cf->rank == 0) ierr = TdCheckpointPartOpenRoot(cf, name, total, &dset, &code);
+  if (ierr) code = -1;
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, cf->comm));
+  if (code) {
+    PetscCall(PetscFree(counts));
+    if (cf->rank == 0 && dset >= 0) (void)H5Dclose(dset);
+    if (code == 1) PetscFunctionReturn(0);
+    if (ierr) PetscCall(ierr);
+    PetscCheck(code != 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint array %s is shorter than its counts %s: the file is damaged", cf->path, name, counts_name);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Rank 0 could not open the checkpoint array %s of %s", name, cf->path);
+  }
+  *count = counts[cf->rank];
+  PetscCall(PetscMalloc((size_t)PetscMax(*count, 1) * esize, values));
+  if (cf->rank == 0) {
+    /* every part is sent, even after a failed read, so that no rank waits forever; the failure
+       is then broadcast */
+    PetscInt64 off = counts[0], nmax = 0;
+    void      *buf = NULL;
+    ierr           = TdCheckpointPartReadRoot(cf, name, dset, isint, 0, counts[0], *values);
+    for (PetscMPIInt r = 1; r < size; r++) nmax = PetscMax(nmax, counts[r]);
+    if (size > 1) PetscCall(PetscMalloc((size_t)PetscMax(nmax, 1) * esize, &buf));
+    for (PetscMPIInt r = 1; r < size; r++) {
+      if (!ierr) ierr = TdCheckpointPartReadRoot(cf, name, dset, isint, off, counts[r], buf);
+      if (counts[r]) PetscCallMPI(MPI_Send(buf, (PetscMPIInt)counts[r], type, r, 0, cf->comm));
+      off += counts[r];
+    }
+    PetscCall(PetscFree(buf));
+    (void)H5Dclose(dset);
+  } else if (*count) PetscCallMPI(MPI_Recv(*values, (PetscMPIInt)*count, type, 0, 0, cf->comm, MPI_STATUS_IGNORE));
+  PetscCall(PetscFree(counts));
+  code = (int)ierr;
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, cf->comm));
+  if (code) {
+    PetscCall(PetscFree(*values));
+    *count = -1;
+    if (ierr) PetscCall(ierr);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Rank 0 could not read the checkpoint array %s of %s", name, cf->path);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCheckpointFileGetRealPart(TdCheckpointFile cf, const char name[], const char counts_name[], PetscInt64 *count, PetscReal **values)
+{
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointReadPart(cf, name, counts_name, PETSC_FALSE, count, (void **)values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdCheckpointFileGetIntPart(TdCheckpointFile cf, const char name[], const char counts_name[], PetscInt64 *count, PetscInt64 **values)
+{
+  PetscFunctionBegin;
+  PetscCall(TdCheckpointReadPart(cf, name, counts_name, PETSC_TRUE, count, (void **)values));
   PetscFunctionReturn(0);
 }
 

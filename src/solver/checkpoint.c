@@ -390,41 +390,16 @@ static PetscErrorCode GetBranches(TdCheckpointFile cf, const char name[], PetscI
   PetscFunctionReturn(0);
 }
 
-/* This rank's part of a per-rank array: [offset, offset + count) from the stored counts, or
-   *ok false if the counts are not for this many ranks. */
-static PetscErrorCode RankSlice(MPI_Comm comm, PetscInt ncounts, const PetscInt64 counts[], PetscInt64 *offset, PetscInt64 *count, PetscBool *ok)
-{
-  PetscMPIInt rank, size;
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  *ok     = ncounts == size ? PETSC_TRUE : PETSC_FALSE;
-  *offset = *count = 0;
-  if (!*ok) PetscFunctionReturn(0);
-  for (PetscMPIInt r = 0; r < rank; r++) *offset += counts[r];
-  *count = counts[rank];
-  PetscFunctionReturn(0);
-}
-
-/* A per-rank array of reals written by PutPerRank: *vals (the whole array; the caller frees it)
-   and this rank's offset in it.  *ok, the same on every rank, is true when the counts are for
-   this many ranks and every rank's part has the length it expects (expect); an array the
+/* This rank's part of a per-rank array of reals written by PutPerRank (*vals; the caller frees
+   it; no rank receives another's part).  *ok, the same on every rank, is true when the counts
+   are for this many ranks and every rank's part has the length it expects (expect); an array the
    checkpoint does not hold gives *vals NULL and *ok false. */
-static PetscErrorCode GetPerRankReal(TdSolver s, TdCheckpointFile cf, const char name[], const char counts_name[], PetscInt64 expect, PetscReal **vals, PetscInt64 *off, PetscBool *ok)
+static PetscErrorCode GetPerRankReal(TdSolver s, TdCheckpointFile cf, const char name[], const char counts_name[], PetscInt64 expect, PetscReal **vals, PetscBool *ok)
 {
-  PetscInt64 *counts, cnt;
-  PetscInt    n, nc;
+  PetscInt64 cnt;
   PetscFunctionBegin;
-  PetscCall(TdCheckpointFileGetReal(cf, name, PETSC_FALSE, &n, vals));
-  if (!*vals) { /* absent */
-    *ok  = PETSC_FALSE;
-    *off = 0;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(TdCheckpointFileGetInt(cf, counts_name, PETSC_TRUE, &nc, &counts));
-  PetscCall(RankSlice(s->comm, nc, counts, off, &cnt, ok));
-  PetscCall(PetscFree(counts));
-  *ok = *ok && cnt == expect ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(TdCheckpointFileGetRealPart(cf, name, counts_name, &cnt, vals));
+  *ok = *vals && cnt == expect ? PETSC_TRUE : PETSC_FALSE;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, ok, 1, MPIU_BOOL, MPI_LAND, s->comm));
   PetscFunctionReturn(0);
 }
@@ -545,21 +520,15 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   s->pc_ready = PETSC_FALSE;
   if (same_ranks) {
     /* this rank's coupling pattern, then the factorisation of the stored Jacobian */
-    PetscInt64 *keys[2], *counts, off, cnt;
-    PetscInt    nk[2], nc;
+    PetscInt64 *keys[2], cnt;
+    PetscInt    nk[2];
     PetscBool   ok = PETSC_TRUE, okr;
     const char *kn[2] = {"coupling_qq", "coupling_qp"};
     for (PetscInt k = 0; k < 2; k++) {
-      PetscCall(TdCheckpointFileGetInt(cf, kn[k], PETSC_TRUE, &n, &keys[k]));
       PetscCall(PetscSNPrintf(name, sizeof name, "%s_counts", kn[k]));
-      PetscCall(TdCheckpointFileGetInt(cf, name, PETSC_TRUE, &nc, &counts));
-      PetscCall(RankSlice(s->comm, nc, counts, &off, &cnt, &okr));
-      PetscCall(PetscFree(counts));
-      ok = ok && okr;
-      if (okr) {
-        PetscCall(PetscArraymove(keys[k], keys[k] + off, cnt));
-        nk[k] = (PetscInt)cnt;
-      }
+      PetscCall(TdCheckpointFileGetIntPart(cf, kn[k], name, &cnt, &keys[k]));
+      ok    = ok && keys[k] ? PETSC_TRUE : PETSC_FALSE;
+      nk[k] = keys[k] ? (PetscInt)cnt : 0;
     }
     if (ok) {
       PetscCall(TdFilmsCouplingSet(m, nk[0], keys[0], nk[1], keys[1]));
@@ -572,14 +541,14 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
       PetscInt  nnz;
       PetscBool coo = PETSC_FALSE;
       PetscCall(TdSolverJacobianValuesCopy(s, &nnz, NULL));
-      PetscCall(GetPerRankReal(s, cf, "pc_matrix_values", "pc_matrix_counts", (PetscInt64)nnz, &vals, &off, &okr));
+      PetscCall(GetPerRankReal(s, cf, "pc_matrix_values", "pc_matrix_counts", (PetscInt64)nnz, &vals, &okr));
       if (!vals) {
         /* a checkpoint of a version before the direct element blocks: the COO values */
         coo = PETSC_TRUE;
-        PetscCall(GetPerRankReal(s, cf, "pc_coo_values", "pc_coo_counts", (PetscInt64)s->ncoo, &vals, &off, &okr));
+        PetscCall(GetPerRankReal(s, cf, "pc_coo_values", "pc_coo_counts", (PetscInt64)s->ncoo, &vals, &okr));
       }
       if (okr) {
-        PetscCall(TdSolverFactorStored(s, vals + off, coo));
+        PetscCall(TdSolverFactorStored(s, vals, coo));
         s->pc_ready = PETSC_TRUE;
         s->pc_mode  = (TdSolveMode)sc[CK_PC_MODE];
         s->pc_dt    = sc[CK_PC_DT];
@@ -610,16 +579,15 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   s->recycle_it = -1;
   if (s->recycle_max && same_ranks && nsc > CK_RECYCLE_IT && s->pc_ready && (PetscInt)sc[CK_RECYCLE_PENDING] <= s->recycle_max) {
     PetscReal  *vals;
-    PetscInt64  off;
     PetscInt    nlocal, np = (PetscInt)sc[CK_RECYCLE_PENDING];
     PetscBool   okr;
     PetscCall(VecGetLocalSize(s->U, &nlocal));
-    PetscCall(GetPerRankReal(s, cf, "recycle_pairs", "recycle_counts", (PetscInt64)2 * np * nlocal, &vals, &off, &okr));
+    PetscCall(GetPerRankReal(s, cf, "recycle_pairs", "recycle_counts", (PetscInt64)2 * np * nlocal, &vals, &okr));
     if (okr) {
       for (PetscInt k = 0; k < 2 * np; k++) {
         PetscScalar *x;
         PetscCall(VecGetArray(k % 2 ? s->recycle_pc[k / 2] : s->recycle_pz[k / 2], &x));
-        for (PetscInt i = 0; i < nlocal; i++) x[i] = vals[off + k * nlocal + i];
+        for (PetscInt i = 0; i < nlocal; i++) x[i] = vals[k * nlocal + i];
         PetscCall(VecRestoreArray(k % 2 ? s->recycle_pc[k / 2] : s->recycle_pz[k / 2], &x));
       }
       s->recycle_pending = np;
