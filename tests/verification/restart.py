@@ -144,8 +144,11 @@ checks.true("1-rank checkpoint continued on 2 ranks: worst %.2e (%s) <= 1e-7, dr
 
 # 3b. a 2-rank checkpoint continued on 2 ranks (the same-rank path: the stored per-rank coupling
 #     pattern and factorisation), with the bounds of part 3.
-ref2, _ = tdrun.run(base, nproc=2, workdir=work, name="reference_2ranks")
-two, _ = tdrun.run(["-options_file", case, "-t_final", "0.002", "-checkpoint_dt", "0.001"], nproc=2, workdir=work, name="two")
+#     Both runs take contiguous slices (-partition false): the graph partition of a restarted
+#     process has been seen to differ from the one its checkpoint stored (PT-Scotch; then the
+#     restart is correct but takes a fresh factorisation, which this part is not about).
+ref2, _ = tdrun.run(base + ["-partition", "false"], nproc=2, workdir=work, name="reference_2ranks")
+two, _ = tdrun.run(["-options_file", case, "-t_final", "0.002", "-checkpoint_dt", "0.001", "-partition", "false"], nproc=2, workdir=work, name="two")
 proc = restart(two, ["-t_final", "0.004", "-info", ":sys"], nproc=2)
 restored = [l for l in proc.stdout.splitlines() if "TdSolverCheckpointRestore" in l]
 # each rank reads its own part of the stored pattern and matrix values (rank 0 sends it): on both
@@ -155,8 +158,8 @@ with h5py.File(two, "r") as f, h5py.File(ref2, "r") as g:
     t, lin_two, lin_ref = f["time"][:].ravel(), f["solver/linear_iterations"][:].ravel(), g["solver/linear_iterations"][:].ravel()
     after = t > 0.002 + 1e-12
     kry_two, kry_ref = int(lin_two[after].sum()), int(lin_ref[after].sum()) if len(lin_ref) == len(lin_two) else -1
-checks.true("2-rank restart: both ranks restore the checkpoint's factorisation (%d of 2 say so); Krylov iterations after 2 ms %d against %d uninterrupted (within 10 %%)"
-            % (sum("the checkpoint's factorisation" in l for l in restored), kry_two, kry_ref),
+checks.true("2-rank restart: both ranks restore the checkpoint's factorisation (%d of 2 say so: %s); Krylov iterations after 2 ms %d against %d uninterrupted (within 10 %%)"
+            % (sum("the checkpoint's factorisation" in l for l in restored), "; ".join(l.split("): ", 1)[-1] for l in restored[:1]), kry_two, kry_ref),
             len(restored) == 2 and all("the checkpoint's factorisation" in l for l in restored) and kry_ref > 0 and abs(kry_two - kry_ref) <= 0.1 * kry_ref)
 h2, href2 = histories(two), histories(ref2)
 worst, where = worst_difference({k: v for k, v in href2.items() if not k.startswith("solver/") and k not in multipliers}, h2)
