@@ -474,40 +474,54 @@ PetscErrorCode TdCheckpointFileGetAttribute(TdCheckpointFile cf, const char name
   PetscFunctionReturn(0);
 }
 
+/* Rank 0: the 1-D array `name` of the valid slot, open in *dset with its length *dims, or
+   *dset = H5I_INVALID_HID if the slot has no such array. */
+static PetscErrorCode TdCheckpointArrayOpenRoot(TdCheckpointFile cf, const char name[], hid_t *dset, hsize_t *dims)
+{
+  char   path[PETSC_MAX_PATH_LEN];
+  htri_t e;
+  hid_t  space;
+
+  PetscFunctionBegin;
+  *dset = H5I_INVALID_HID;
+  *dims = 0;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "/checkpoint/slot%d/%s", cf->slot, name));
+  TdH5Check(e = H5Lexists(cf->file, path, H5P_DEFAULT), "Cannot look up %s in %s", path, cf->path);
+  if (!e) PetscFunctionReturn(0);
+  TdH5Check(*dset = H5Dopen2(cf->file, path, H5P_DEFAULT), "Cannot open %s in %s", path, cf->path);
+  TdH5Check(space = H5Dget_space(*dset), "Cannot get the dataspace of %s", path);
+  PetscCheck(H5Sget_simple_extent_ndims(space) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s in %s is not a 1-D array: the file is damaged", path, cf->path);
+  TdH5Check(H5Sget_simple_extent_dims(space, dims, NULL), "Cannot get the size of %s", path);
+  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TdCheckpointReadRoot(TdCheckpointFile cf, const char name[], PetscBool isint, PetscBool required, PetscInt *n, void **values)
 {
-  char    path[PETSC_MAX_PATH_LEN];
-  htri_t  e;
-  hid_t   dset, space;
+  hid_t   dset;
   hsize_t dims;
 
   PetscFunctionBegin;
   *n      = -1;
   *values = NULL;
-  PetscCall(PetscSNPrintf(path, sizeof(path), "/checkpoint/slot%d/%s", cf->slot, name));
-  TdH5Check(e = H5Lexists(cf->file, path, H5P_DEFAULT), "Cannot look up %s in %s", path, cf->path);
-  if (!e) {
-    PetscCheck(!required, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint has no array %s; was it written by another version of tribodyn?", cf->path, path);
+  PetscCall(TdCheckpointArrayOpenRoot(cf, name, &dset, &dims));
+  if (dset < 0) {
+    PetscCheck(!required, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: the checkpoint has no array /checkpoint/slot%d/%s; was it written by another version of tribodyn?", cf->path, cf->slot, name);
     PetscFunctionReturn(0);
   }
-  TdH5Check(dset = H5Dopen2(cf->file, path, H5P_DEFAULT), "Cannot open %s in %s", path, cf->path);
-  TdH5Check(space = H5Dget_space(dset), "Cannot get the dataspace of %s", path);
-  PetscCheck(H5Sget_simple_extent_ndims(space) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s in %s is not a 1-D array: the file is damaged", path, cf->path);
-  TdH5Check(H5Sget_simple_extent_dims(space, &dims, NULL), "Cannot get the size of %s", path);
-  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
   *n = (PetscInt)dims;
   if (isint) {
     PetscInt64 *v;
     PetscCall(PetscMalloc1(PetscMax(dims, 1), &v));
-    if (dims) TdH5Check(H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), "Cannot read %s in %s", path, cf->path);
+    if (dims) TdH5Check(H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), "Cannot read %s in %s", name, cf->path);
     *values = v;
   } else {
     PetscReal *v;
     PetscCall(PetscMalloc1(PetscMax(dims, 1), &v));
-    if (dims) TdH5Check(H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), "Cannot read %s in %s", path, cf->path);
+    if (dims) TdH5Check(H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), "Cannot read %s in %s", name, cf->path);
     *values = v;
   }
-  TdH5Check(H5Dclose(dset), "Cannot close %s", path);
+  TdH5Check(H5Dclose(dset), "Cannot close %s", name);
   PetscFunctionReturn(0);
 }
 
@@ -544,24 +558,12 @@ static PetscErrorCode TdCheckpointRead(TdCheckpointFile cf, const char name[], P
    absent; 2: of another length) and leaves it open in *dset. */
 static PetscErrorCode TdCheckpointPartOpenRoot(TdCheckpointFile cf, const char name[], PetscInt64 total, hid_t *dset, int *code)
 {
-  char    path[PETSC_MAX_PATH_LEN];
-  htri_t  e;
-  hid_t   space;
   hsize_t dims;
 
   PetscFunctionBegin;
-  *dset = H5I_INVALID_HID;
-  *code = 1;
-  PetscCall(PetscSNPrintf(path, sizeof(path), "/checkpoint/slot%d/%s", cf->slot, name));
-  TdH5Check(e = H5Lexists(cf->file, path, H5P_DEFAULT), "Cannot look up %s in %s", path, cf->path);
-  if (!e) PetscFunctionReturn(0);
-  TdH5Check(*dset = H5Dopen2(cf->file, path, H5P_DEFAULT), "Cannot open %s in %s", path, cf->path);
-  TdH5Check(space = H5Dget_space(*dset), "Cannot get the dataspace of %s", path);
-  PetscCheck(H5Sget_simple_extent_ndims(space) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s in %s is not a 1-D array: the file is damaged", path, cf->path);
-  TdH5Check(H5Sget_simple_extent_dims(space, &dims, NULL), "Cannot get the size of %s", path);
-  TdH5Check(H5Sclose(space), "Cannot close a dataspace");
+  PetscCall(TdCheckpointArrayOpenRoot(cf, name, dset, &dims));
   /* the writers only ever grow an array (TdCheckpointPutRoot): its parts are its first total entries */
-  *code = (PetscInt64)dims >= total ? 0 : 2;
+  *code = *dset < 0 ? 1 : ((PetscInt64)dims >= total ? 0 : 2);
   PetscFunctionReturn(0);
 }
 

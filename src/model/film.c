@@ -773,7 +773,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
              of active function ja), the same expressions as the general loops below */
           for (PetscInt ja = 0; ja < ANCF3843_FACE_NSHAPE; ja++) {
             const PetscInt k = Da->idx[3 * ja] / 3;
-            T->cS[ja]        = -w * ss[a]->S[k];
+            T->cS[ja]        = wS[a][ja]; /* -w S_k of face a's active functions */
             if (s == a) {
               T->dSu[ja] = ss[a]->dS_uv[0][k];
               T->dSv[ja] = ss[a]->dS_uv[1][k];
