@@ -195,6 +195,9 @@ struct _p_TdModel {
   /* elements of all ANCF bodies, in order */
   PetscInt   nelements;
   PetscInt  *element_body, *element_cell;
+  /* a partition to take instead of the partitioner's (a restart on the checkpoint's number of
+     ranks: TdModelSetPartition), or NULL */
+  PetscInt  *given_element_rank;
   PetscReal  mass_per_node; /* scaling of the constraint rows */
   /* pressure loads by element: element e carries element_loads[element_load_offset[e] ..
      element_load_offset[e + 1]) (NULL when no load is a pressure) */
@@ -251,6 +254,10 @@ void TdFilmsStepStart(TdModel model, const PetscScalar u[]);
    graph (options prefix -partition_, e.g. -partition_mat_partitioning_type); unknown_rank
    (row_offset + nrows) the rank that owns each unknown of U.  On one rank all are 0. */
 PetscErrorCode TdModelPartition(TdModel model, PetscInt element_rank[], PetscInt unknown_rank[]);
+/* Makes TdModelPartition take element_rank (nelements entries, each a rank of the model's
+   communicator) instead of running the partitioner: a restart on the checkpoint's number of
+   ranks keeps the partition its per-rank data belong to.  Checked here; collective. */
+PetscErrorCode TdModelSetPartition(TdModel model, PetscInt n, const PetscInt64 element_rank[]);
 PetscErrorCode TdModelDestroy(TdModel *model);
 PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
 

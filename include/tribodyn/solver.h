@@ -201,6 +201,10 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
    a checkpoint file (path for messages), after checking that it was written by this model. */
 PetscErrorCode TdSolverCheckpointWrite(TdSolver solver, TdOutput out);
 PetscErrorCode TdSolverCheckpointRestore(TdSolver solver, TdCheckpointFile cf, const char path[]);
+/* Before TdSolverCreate, on a restart: a checkpoint written on the same number of ranks with the
+   graph partition gives the model that partition (TdModelSetPartition), so that its per-rank
+   data (coupling pattern, kept factorisation, Krylov pairs) apply.  Collective. */
+PetscErrorCode TdSolverCheckpointPartition(TdModel model, TdCheckpointFile cf);
 /* A joint's outputs at the current state: its reaction (force the joint exerts on its first
    body at the point) [N] and, each if not NULL, its moment on that body [N m] (ideal and
    clearance joints; else 0), a revolute's unwrapped angle [rad] (advances the unwrapping: once

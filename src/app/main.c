@@ -722,6 +722,7 @@ int main(int argc, char **argv)
   if (TdOptionsHelpRequested()) PetscCall((*PetscHelpPrintf)(comm, "%s", option_reference));
   PetscCall(ReadRunControl(comm, &rc));
   PetscCall(TdModelCreateFromOptions(comm, &model));
+  if (cf) PetscCall(TdSolverCheckpointPartition(model, cf));
   PetscCall(TdSolverCreate(model, &solver));
   PetscCall(TdSolverSetFromOptions(solver));
   if (TdOptionsHelpRequested()) {

@@ -268,10 +268,12 @@ PetscErrorCode TdOptionsNameList(const char prefix[], const char name[], const c
   PetscFunctionReturn(0);
 }
 
-/* Options that PETSc itself reads at start-up, in solves or at finalisation. */
+/* Options that PETSc itself reads at start-up, in solves or at finalisation (and the graph
+   partitioner's, -partition_mat_partitioning_*, read only when it runs: on several ranks, not on
+   a restart that keeps its checkpoint's partition). */
 static PetscBool IsPetscOption(const char name[])
 {
-  static const char *prefixes[] = {"snes_", "ksp_", "pc_", "mat_", "vec_", "log", "malloc", "options_", "info", "help", "version", "on_error", "error_output", "fp_trap", "memory_", "objects_", "nox", "check_", "saws", "yaml", "citations", "skip_petscrc", "start_in_debugger", "debugger", "stop_for_debugger", "python", "mpi_", "omp_", "viewer_", "draw_", "is_", "sf_", "fieldsplit_", "sub_", "redundant_", "gamg_", "mg_", "ancf_", "coupled_", "ts_", "tao_", "dm_", "petsc", "use_gpu_aware_mpi", "no_signal_handler", "display", "x_virtual", "history", "compare", "device_", "use_", "blas", "matmatmult_", "matproduct_", "mumps_", "hypre_", "bv_", "em_", "eps_", "st_", "test_"};
+  static const char *prefixes[] = {"snes_", "ksp_", "pc_", "mat_", "partition_mat_", "vec_", "log", "malloc", "options_", "info", "help", "version", "on_error", "error_output", "fp_trap", "memory_", "objects_", "nox", "check_", "saws", "yaml", "citations", "skip_petscrc", "start_in_debugger", "debugger", "stop_for_debugger", "python", "mpi_", "omp_", "viewer_", "draw_", "is_", "sf_", "fieldsplit_", "sub_", "redundant_", "gamg_", "mg_", "ancf_", "coupled_", "ts_", "tao_", "dm_", "petsc", "use_gpu_aware_mpi", "no_signal_handler", "display", "x_virtual", "history", "compare", "device_", "use_", "blas", "matmatmult_", "matproduct_", "mumps_", "hypre_", "bv_", "em_", "eps_", "st_", "test_"};
   for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
     size_t l = strlen(prefixes[i]);
     if (!strncmp(name, prefixes[i], l)) return PETSC_TRUE;

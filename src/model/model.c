@@ -105,6 +105,7 @@ PetscErrorCode TdModelDestroy(TdModel *model)
   PetscCall(PetscFree(m->rows));
   if (m->nfull) PetscCall(PetscFree2(m->free_index, m->q_ref));
   if (m->nelements) PetscCall(PetscFree2(m->element_body, m->element_cell));
+  PetscCall(PetscFree(m->given_element_rank));
   PetscCall(PetscFree(m));
   *model = NULL;
   PetscFunctionReturn(0);

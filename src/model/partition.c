@@ -104,7 +104,13 @@ PetscErrorCode TdModelPartition(TdModel m, PetscInt element_rank[], PetscInt unk
   for (PetscInt e = 0; e < ne; e++) element_rank[e] = 0;
   for (PetscInt i = 0; i < N; i++) unknown_rank[i] = 0;
   if (size == 1) PetscFunctionReturn(0);
-  if (ne > 0) {
+  if (m->given_element_rank) {
+    /* a restart's: the checkpoint's partition, which its per-rank data belong to.  PT-Scotch
+       has been seen to answer otherwise in a restarted process than in the run that wrote the
+       checkpoint, which then had to factor afresh */
+    PetscCall(PetscArraycpy(element_rank, m->given_element_rank, ne));
+    PetscCall(PetscInfo(NULL, "the given partition of the %" PetscInt_FMT " elements over %d ranks (a restart's checkpoint), not the partitioner's\n", ne, (int)size));
+  } else if (ne > 0) {
     /* the elements: rank 0 partitions the whole dual graph on its own and tells the others.
        The model is whole on every rank, the graph is small (one vertex per element), and a
        partitioner running on several ranks may answer differently from run to run (its
@@ -174,5 +180,18 @@ PetscErrorCode TdModelPartition(TdModel m, PetscInt element_rank[], PetscInt unk
     }
     PetscCall(PetscFree(film_rank));
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdModelSetPartition(TdModel m, PetscInt n, const PetscInt64 element_rank[])
+{
+  PetscMPIInt size;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(m->comm, &size));
+  PetscCheck(n == m->nelements, m->comm, PETSC_ERR_ARG_SIZ, "A given partition has %" PetscInt_FMT " element ranks, the model %" PetscInt_FMT " elements", n, m->nelements);
+  for (PetscInt e = 0; e < n; e++) PetscCheck(element_rank[e] >= 0 && element_rank[e] < size, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "A given partition puts element %" PetscInt_FMT " on rank %" PetscInt64_FMT ", outside the %d ranks", e, element_rank[e], (int)size);
+  PetscCall(PetscFree(m->given_element_rank));
+  PetscCall(PetscMalloc1(PetscMax(n, 1), &m->given_element_rank));
+  for (PetscInt e = 0; e < n; e++) m->given_element_rank[e] = (PetscInt)element_rank[e];
   PetscFunctionReturn(0);
 }

@@ -59,6 +59,7 @@ enum {
   CK_FLOOR_STEPS_LEFT,
   CK_RECYCLE_PENDING,  /* from here on absent from the checkpoints of earlier versions */
   CK_RECYCLE_IT,
+  CK_PARTITION,        /* 1: the graph partition, 0: contiguous slices (-partition false) */
   CK_NSCALARS
 };
 
@@ -272,6 +273,7 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   sc[CK_NEWTON_ITS]         = (PetscReal)s->newton_its;
   sc[CK_LINEAR_ITS]         = (PetscReal)s->linear_its;
   sc[CK_NRANKS]             = (PetscReal)size;
+  sc[CK_PARTITION]          = s->partition ? 1 : 0;
   sc[CK_BODY_FLOOR]         = s->body_floor;
   sc[CK_FLOOR_STEPS_LEFT]   = (PetscReal)s->floor_steps_left;
   PetscCall(TdOutputCheckpointPutReal(out, "scalars", CK_NSCALARS, sc));
@@ -404,6 +406,29 @@ static PetscErrorCode GetPerRankReal(TdSolver s, TdCheckpointFile cf, const char
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TdSolverCheckpointPartition(TdModel m, TdCheckpointFile cf)
+{
+  PetscMPIInt size;
+  PetscReal  *sc;
+  PetscInt    n;
+  PetscBool   graph;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(m->comm, &size));
+  if (size == 1) PetscFunctionReturn(0);
+  PetscCall(TdCheckpointFileGetReal(cf, "scalars", PETSC_TRUE, &n, &sc));
+  /* older checkpoints did not say which layout they had; the graph's (the default) is assumed,
+     and TdSolverCheckpointRestore's comparison still refuses slices taken for it */
+  graph = n > CK_NRANKS && (PetscMPIInt)sc[CK_NRANKS] == size && (n <= CK_PARTITION || sc[CK_PARTITION] != 0) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscFree(sc));
+  if (graph) {
+    PetscInt64 *er;
+    PetscCall(TdCheckpointFileGetInt(cf, "element_rank", PETSC_FALSE, &n, &er));
+    if (n == m->nelements && n > 0) PetscCall(TdModelSetPartition(m, n, er));
+    PetscCall(PetscFree(er));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const char path[])
 {
   TdModel     m = s->model;
@@ -446,6 +471,8 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   s->newton_its         = (PetscInt)sc[CK_NEWTON_ITS];
   s->linear_its         = (PetscInt)sc[CK_LINEAR_ITS];
   same_ranks            = (PetscMPIInt)sc[CK_NRANKS] == size ? PETSC_TRUE : PETSC_FALSE;
+  /* the same element ranks under the other kind of numbering (-partition) are another layout */
+  if (nsc > CK_PARTITION && (sc[CK_PARTITION] != 0) != (s->partition != 0)) same_ranks = PETSC_FALSE;
   if (same_ranks && size > 1) {
     /* the per-rank data (coupling pattern, factored Jacobian's values) belong to the writer's
        partition of the elements: another partition (other partitioner or -partition) starts

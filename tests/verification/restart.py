@@ -7,8 +7,10 @@
 2. The same after SIGTERM: exit code 75, status "interrupted", then -restart.
 3. The SIGTERM checkpoint (written on 1 rank) continued on 2 ranks, and a 2-rank checkpoint
    continued on 2 ranks: equal to the reference within 10x the run-to-run spread of 2-rank runs;
-   the latter restores the stored factorisation on both ranks (each reads its own part) and
-   takes the uninterrupted run's Krylov iterations, to 10 %.
+   the latter, continued twice, keeps the checkpoint's graph partition and restores the stored
+   factorisation on both ranks at both restarts (each reads its own part), and takes the
+   uninterrupted run's Krylov iterations, to 10 %; continued with -partition false instead, it
+   factors afresh.
 4. A run to 3 ms continued to 4 ms with -restart FILE -t_final 0.004 (a later end on the command
    line overrides the stored options).
 5. Bad input: -restart of a file without a checkpoint, of a file from another model (another
@@ -143,24 +145,37 @@ checks.true("1-rank checkpoint continued on 2 ranks: worst %.2e (%s) <= 1e-7, dr
             worst <= 1e-7 and worst_m <= 1e-5)
 
 # 3b. a 2-rank checkpoint continued on 2 ranks (the same-rank path: the stored per-rank coupling
-#     pattern and factorisation), with the bounds of part 3.
-#     Both runs take contiguous slices (-partition false): the graph partition of a restarted
-#     process has been seen to differ from the one its checkpoint stored (PT-Scotch; then the
-#     restart is correct but takes a fresh factorisation, which this part is not about).
-ref2, _ = tdrun.run(base + ["-partition", "false"], nproc=2, workdir=work, name="reference_2ranks")
-two, _ = tdrun.run(["-options_file", case, "-t_final", "0.002", "-checkpoint_dt", "0.001", "-partition", "false"], nproc=2, workdir=work, name="two")
-proc = restart(two, ["-t_final", "0.004", "-info", ":sys"], nproc=2)
-restored = [l for l in proc.stdout.splitlines() if "TdSolverCheckpointRestore" in l]
+#     pattern and factorisation), with the bounds of part 3, continued twice (2 -> 3 -> 4 ms) with
+#     the graph partition.  A restarted process used to compute its own PT-Scotch partition and
+#     compare it with the stored one; a restart of a restarted file found another partition
+#     every time (4 of 4 tries) and dropped the stored factorisation.  It now takes the
+#     checkpoint's partition (TdSolverCheckpointPartition).  The second restart names another
+#     partitioner (PETSc's "average", index ranges), which a restart that ran the partitioner
+#     would follow, so that the check fails deterministically without the kept partition.
+ref2, _ = tdrun.run(base, nproc=2, workdir=work, name="reference_2ranks")
+two, _ = tdrun.run(["-options_file", case, "-t_final", "0.002", "-checkpoint_dt", "0.001"], nproc=2, workdir=work, name="two")
+slices = os.path.join(work, "two_slices.h5")
+shutil.copyfile(two, slices)
+restored = []
+for extra in (["-t_final", "0.003"], ["-t_final", "0.004", "-partition_mat_partitioning_type", "average"]):
+    proc = restart(two, extra + ["-info", ":sys"], nproc=2)
+    restored += [l for l in proc.stdout.splitlines() if "TdSolverCheckpointRestore" in l]
 # each rank reads its own part of the stored pattern and matrix values (rank 0 sends it): on both
-# ranks the stored factorisation is taken, and the Krylov iterations after the restart are those
-# of the uninterrupted run (a factor of wrong values would cost many more)
+# ranks and at both restarts the stored factorisation is taken, and the Krylov iterations after
+# the restart are those of the uninterrupted run (a factor of wrong values would cost many more)
 with h5py.File(two, "r") as f, h5py.File(ref2, "r") as g:
     t, lin_two, lin_ref = f["time"][:].ravel(), f["solver/linear_iterations"][:].ravel(), g["solver/linear_iterations"][:].ravel()
     after = t > 0.002 + 1e-12
     kry_two, kry_ref = int(lin_two[after].sum()), int(lin_ref[after].sum()) if len(lin_ref) == len(lin_two) else -1
-checks.true("2-rank restart: both ranks restore the checkpoint's factorisation (%d of 2 say so: %s); Krylov iterations after 2 ms %d against %d uninterrupted (within 10 %%)"
+checks.true("2-rank restarts 2 -> 3 -> 4 ms: every rank restores the checkpoint's factorisation (%d of 4 say so: %s); Krylov iterations after 2 ms %d against %d uninterrupted (within 10 %%)"
             % (sum("the checkpoint's factorisation" in l for l in restored), "; ".join(l.split("): ", 1)[-1] for l in restored[:1]), kry_two, kry_ref),
-            len(restored) == 2 and all("the checkpoint's factorisation" in l for l in restored) and kry_ref > 0 and abs(kry_two - kry_ref) <= 0.1 * kry_ref)
+            len(restored) == 4 and all("the checkpoint's factorisation" in l for l in restored) and kry_ref > 0 and abs(kry_two - kry_ref) <= 0.1 * kry_ref)
+# the same checkpoint continued with contiguous slices (-partition false): the stored per-rank
+# data belong to the graph's numbering, so the restart must factor afresh
+proc = restart(slices, ["-t_final", "0.0025", "-partition", "false", "-info", ":sys"], nproc=2)
+fresh = [l for l in proc.stdout.splitlines() if "TdSolverCheckpointRestore" in l]
+checks.true("2-rank graph checkpoint continued with -partition false: both ranks factor afresh (%d of 2 say so)" % sum("a fresh factorisation" in l for l in fresh),
+            len(fresh) == 2 and all("a fresh factorisation" in l for l in fresh))
 h2, href2 = histories(two), histories(ref2)
 worst, where = worst_difference({k: v for k, v in href2.items() if not k.startswith("solver/") and k not in multipliers}, h2)
 worst_m, _ = worst_difference({k: href2[k] for k in multipliers}, h2)
