@@ -12,6 +12,7 @@
   constraint blocks s Phi_q.
 */
 #include <tribodyn/solver.h>
+#include <tribodyn/thread_governor.h>
 #include "solver_private.h"
 #include <tribodyn/options.h>
 #include <tribodyn/mumps_single.h>
@@ -546,7 +547,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(AllocFull(nfull, &s->a1));
   PetscCall(AllocFull(nfull, &s->qdd1));
   PetscCall(AllocFull(model->nrows, &s->lambda));
-  s->nthreads = omp_get_max_threads();
+  s->nthreads = TdThreadsAvailable(); /* the governor may be running fewer for now */
   PetscCall(PetscMalloc1(s->nthreads, &s->work));
   PetscCall(PetscMalloc1((size_t)s->nthreads * PetscMax(nfull, 1), &s->thread_r));
   PetscCall(PetscMalloc1((size_t)s->nthreads * NDOF * NDOF, &s->rot_work));
