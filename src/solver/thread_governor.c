@@ -113,7 +113,7 @@ PetscErrorCode TdThreadGovernorSetUp(TdThreadGovernor *g, MPI_Comm comm)
   PetscCall(TdOptionsEnum(NULL, "threads_policy", "OpenMP threads per rank: auto (choose between OMP_NUM_THREADS and one thread by the measured cost of the steps, so that a busy machine cannot make threads slower than one) or fixed (always OMP_NUM_THREADS)", policies, policy, &policy, NULL));
   PetscCall(TdOptionsInt(NULL, "threads_window", "auto threads: time steps per measurement window, and step pairs per probe", g->window, &g->window, NULL));
   PetscCall(TdOptionsInt(NULL, "threads_period", "auto threads: windows between probes of the thread count not in use (doubled after each probe that keeps the choice, up to 8 times)", g->period, &g->period, NULL));
-  PetscCall(TdOptionsReal(NULL, "threads_abort", "auto threads: a probe stops once both of its first two step pairs cost the probed thread count this many times the current choice's", NULL, g->abort, &g->abort, NULL));
+  PetscCall(TdOptionsReal(NULL, "threads_abort", "auto threads: a probe stops once both of its first two step pairs cost the probed thread count this many times the current choice's, or its first pair twice this", NULL, g->abort, &g->abort, NULL));
   PetscCheck(g->window >= 2 && g->window <= 64, comm, PETSC_ERR_USER_INPUT, "Option -threads_window = %" PetscInt_FMT ": give 2 to 64 steps", g->window);
   PetscCheck(g->period >= 1, comm, PETSC_ERR_USER_INPUT, "Option -threads_period = %" PetscInt_FMT ": give at least 1 window", g->period);
   PetscCheck(g->abort > 1, comm, PETSC_ERR_USER_INPUT, "Option -threads_abort = %g: give a factor above 1", (double)g->abort);
