@@ -67,7 +67,7 @@ int main(int argc, char **argv)
   CHECKF(g.steps_with[1] >= 170, "most steps threaded: %d of 200", (int)g.steps_with[1]);
   CHECKF(g.steps_with[0] <= 30, "few steps on one thread: %d (the first window, the probes' halves)", (int)g.steps_with[0]);
 
-  /* a falling phase with threads 1.1x dearer */
+  /* a falling phase with threads 1.03x dearer */
   PetscCall(Fresh(&g, 1.0));
   step = 0;
   PetscCall(Run(&g, FallingPhase, &step, 40));
