@@ -254,10 +254,11 @@ void TdFilmsStepStart(TdModel model, const PetscScalar u[]);
    graph (options prefix -partition_, e.g. -partition_mat_partitioning_type); unknown_rank
    (row_offset + nrows) the rank that owns each unknown of U.  On one rank all are 0. */
 PetscErrorCode TdModelPartition(TdModel model, PetscInt element_rank[], PetscInt unknown_rank[]);
-/* Makes TdModelPartition take element_rank (nelements entries, each a rank of the model's
-   communicator) instead of running the partitioner: a restart on the checkpoint's number of
-   ranks keeps the partition its per-rank data belong to.  Checked here; collective. */
-PetscErrorCode TdModelSetPartition(TdModel model, PetscInt n, const PetscInt64 element_rank[]);
+/* Makes TdModelPartition take element_rank instead of running the partitioner (a restart on the
+   checkpoint's number of ranks keeps the partition its per-rank data belong to), if it is usable:
+   n = nelements entries, each a rank of the model's communicator.  *taken says whether it was;
+   an unusable one leaves the partitioner to run. */
+PetscErrorCode TdModelSetPartition(TdModel model, PetscInt n, const PetscInt64 element_rank[], PetscBool *taken);
 PetscErrorCode TdModelDestroy(TdModel *model);
 PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
 

@@ -183,15 +183,17 @@ PetscErrorCode TdModelPartition(TdModel m, PetscInt element_rank[], PetscInt unk
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdModelSetPartition(TdModel m, PetscInt n, const PetscInt64 element_rank[])
+PetscErrorCode TdModelSetPartition(TdModel m, PetscInt n, const PetscInt64 element_rank[], PetscBool *taken)
 {
   PetscMPIInt size;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(m->comm, &size));
-  PetscCheck(n == m->nelements, m->comm, PETSC_ERR_ARG_SIZ, "A given partition has %" PetscInt_FMT " element ranks, the model %" PetscInt_FMT " elements", n, m->nelements);
-  for (PetscInt e = 0; e < n; e++) PetscCheck(element_rank[e] >= 0 && element_rank[e] < size, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "A given partition puts element %" PetscInt_FMT " on rank %" PetscInt64_FMT ", outside the %d ranks", e, element_rank[e], (int)size);
+  *taken = n == m->nelements && n > 0 ? PETSC_TRUE : PETSC_FALSE;
+  for (PetscInt e = 0; *taken && e < n; e++)
+    if (element_rank[e] < 0 || element_rank[e] >= size) *taken = PETSC_FALSE;
+  if (!*taken) PetscFunctionReturn(0);
   PetscCall(PetscFree(m->given_element_rank));
-  PetscCall(PetscMalloc1(PetscMax(n, 1), &m->given_element_rank));
+  PetscCall(PetscMalloc1(n, &m->given_element_rank));
   for (PetscInt e = 0; e < n; e++) m->given_element_rank[e] = (PetscInt)element_rank[e];
   PetscFunctionReturn(0);
 }

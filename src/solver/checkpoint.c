@@ -422,14 +422,11 @@ PetscErrorCode TdSolverCheckpointPartition(TdModel m, TdCheckpointFile cf)
   PetscCall(PetscFree(sc));
   if (graph) {
     PetscInt64 *er;
-    PetscBool   valid;
-    PetscCall(TdCheckpointFileGetInt(cf, "element_rank", PETSC_FALSE, &n, &er));
-    valid = n == m->nelements && n > 0 ? PETSC_TRUE : PETSC_FALSE;
-    for (PetscInt e = 0; valid && e < n; e++)
-      if (er[e] < 0 || er[e] >= size) valid = PETSC_FALSE;
+    PetscBool   taken;
     /* an unusable one is not taken: the partitioner runs, and TdSolverCheckpointRestore finds
        another partition and factors afresh */
-    if (valid) PetscCall(TdModelSetPartition(m, n, er));
+    PetscCall(TdCheckpointFileGetInt(cf, "element_rank", PETSC_FALSE, &n, &er));
+    PetscCall(TdModelSetPartition(m, n, er, &taken));
     PetscCall(PetscFree(er));
   }
   PetscFunctionReturn(0);
