@@ -173,6 +173,9 @@ def check_complete(prefix):
         check(m["quads"].dtype == np.int64 and np.array_equal(m["quads"][:], [[0, 1, 4, 3], [1, 2, 5, 4]]), "film quads")
         pr = m["pressure"][:]
         check(pr.shape == (len(rf), 6) and np.allclose(pr, 1e5 * (rf[:, None] + 1) + 1000 * np.arange(6)[None]), "film pressure")
+        h = m["h"][:]  # written in parts (TdOutputSetSeriesPart): on 2 ranks by both, one chunk each
+        check(h.shape == (len(rf), 6) and np.array_equal(h, 0.5 * (rf[:, None] + 1) + 0.01 * np.arange(6)[None]), f"film h written in parts {h.tolist()}")
+        check(m["h"].chunks in ((1, 3), (1024, 6)) and m["h"].compression == "gzip", f"film h chunks {m['h'].chunks} (one rank: 1024 records of 6 nodes; two: one record of half the nodes)")
 
         check(np.array_equal(f["params/matrix"][:], [[1, 2, 3], [4, 5, 6]]), "static real matrix 2x3")
         ids = f["params/ids"]
@@ -191,7 +194,7 @@ def check_complete(prefix):
             check([a.get("Name") for a in grids["beam"].iter("Attribute")] == ["displacement"], "beam attribute displacement")
         if "film" in grids:
             check(grids["film"].find("Topology").get("TopologyType") == "Quadrilateral", "film topology Quadrilateral")
-            check([a.get("Name") for a in grids["film"].iter("Attribute")] == ["pressure"], "film attribute pressure")
+            check([a.get("Name") for a in grids["film"].iter("Attribute")] == ["pressure", "h"], "film attributes pressure, h")
     check_h5dump(path)
 
     path = prefix + "_failed.h5"

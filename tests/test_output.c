@@ -86,7 +86,7 @@ static PetscErrorCode WriteComplete(MPI_Comm comm, const char prefix[])
   PetscMPIInt rank;
   char        path[PETSC_MAX_PATH_LEN];
   TdOutput    out;
-  PetscInt    ke, sensor, pos, pressure, late = -1, bad;
+  PetscInt    ke, sensor, pos, pressure, thickness, late = -1, bad, n0, n1;
   PetscReal   X[36], x[36], films[18], p[6], s[3], v;
   PetscInt    cells[16], quads[8] = {0, 1, 4, 3, 1, 2, 5, 4}, ids[5] = {3, 1, 4, 1, 5}, pairs[4] = {-1, 2, 3, 2000000000};
   PetscReal   matrix[6] = {1, 2, 3, 4, 5, 6};
@@ -113,6 +113,10 @@ static PetscErrorCode WriteComplete(MPI_Comm comm, const char prefix[])
   PetscCall(TdOutputAddQuadSurface(out, "film", 6, root ? films : NULL, 2, root ? quads : NULL, NULL));
   PetscCall(TdOutputAddFieldSeries(out, "/films/film/pressure", 6, &pressure));
   PetscCall(TdOutputAddSurfaceField(out, "film", "pressure", pressure));
+  /* a field set in parts: each rank its chunk of the nodes (on one rank all of them) */
+  PetscCall(TdOutputAddFieldSeries(out, "/films/film/h", 6, &thickness));
+  PetscCall(TdOutputAddSurfaceField(out, "film", "h", thickness));
+  PetscCall(TdOutputSeriesPartRange(out, thickness, &n0, &n1));
   PetscCall(TdOutputWriteReal(out, "/params/matrix", 2, 3, root ? matrix : NULL));
   PetscCall(TdOutputWriteInt(out, "/params/ids", 5, 1, root ? ids : NULL));
   PetscCall(TdOutputWriteInt(out, "/params/pairs", 2, 2, root ? pairs : NULL));
@@ -127,6 +131,12 @@ static PetscErrorCode WriteComplete(MPI_Comm comm, const char prefix[])
   ExpectError(PETSC_ERR_ARG_OUTOFRANGE, NULL, TdOutputSetSeries(out, 99, root ? s : NULL));
   ExpectError(PETSC_ERR_ARG_WRONG, "/time", TdOutputSetSeries(out, 0, root ? s : NULL));
   ExpectError(PETSC_ERR_ARG_WRONG, "record series", TdOutputAddSurfaceField(out, "film", "pressure2", ke));
+  ExpectError(PETSC_ERR_ARG_WRONG, "only a field series", TdOutputSetSeriesPart(out, ke, 0, 1, s));
+  {
+    /* parts that leave a node out (on one rank: rows 1 to 6 of 6) */
+    PetscReal h[6] = {0, 0, 0, 0, 0, 0};
+    ExpectError(PETSC_ERR_ARG_WRONG, "cover its 6 rows", TdOutputSetSeriesPart(out, thickness, n0 + (root ? 1 : 0), n1 - n0, h));
+  }
   ExpectError(PETSC_ERR_ARG_WRONG, "nowhere", TdOutputAddSurfaceField(out, "nowhere", "pressure", pressure));
   ExpectError(PETSC_ERR_ARG_WRONG, "beam", TdOutputAddHexBody(out, "beam", 12, root ? X : NULL, 2, root ? cells : NULL, &bad));
   {
@@ -153,6 +163,8 @@ static PetscErrorCode WriteComplete(MPI_Comm comm, const char prefix[])
       PetscCall(TdOutputSetSeries(out, pos, root ? x : NULL));
       for (PetscInt n = 0; n < 6; n++) p[n] = 1e5 * (r + 1) + 1000 * n;
       PetscCall(TdOutputSetSeries(out, pressure, root ? p : NULL));
+      for (PetscInt n = n0; n < n1; n++) p[n - n0] = 0.5 * (r + 1) + 0.01 * n;
+      PetscCall(TdOutputSetSeriesPart(out, thickness, n0, n1 - n0, p));
       PetscCall(TdOutputAppendFieldRecord(out, 0.25 * r));
     }
     if (r == 1) {

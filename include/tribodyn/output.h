@@ -33,6 +33,15 @@ PetscErrorCode TdOutputOpenAppend(MPI_Comm comm, const char path[], TdOutput *ou
 PetscErrorCode TdOutputAddFieldSeries(TdOutput out, const char dataset[], PetscInt ncols, PetscInt *id);
 /* Writes the values of series id for the record being built (ncols values). */
 PetscErrorCode TdOutputSetSeries(TdOutput out, PetscInt id, const PetscReal values[]);
+/* Collective: this rank's rows [start, start + count) of field series id (nodes: rows of its
+   second dimension; values count x the values per row), the ranks' parts following each other
+   in rank order and covering the rows.  On several ranks each rank writes its own part through
+   MPI-IO at TdOutputAppendFieldRecord: no rank gathers the field.  On one rank the same as
+   TdOutputSetSeries. */
+PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, PetscInt count, const PetscReal values[]);
+/* The rows [*start, *end) of field series id that this rank best sets (TdOutputSetSeriesPart):
+   its chunk of the row in a file made by as many ranks, so that each chunk has one writer. */
+PetscErrorCode TdOutputSeriesPartRange(TdOutput out, PetscInt id, PetscInt *start, PetscInt *end);
 /* Ends the record at time t: every record series gets its row (a series not set gets NaN). */
 PetscErrorCode TdOutputAppendRecord(TdOutput out, PetscReal t);
 /* Ends the field record at time t: every field series gets its row. */

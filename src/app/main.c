@@ -332,36 +332,33 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
         if (m->films[f].miss[0]) SETERRQ(s->comm, PETSC_ERR_USER_INPUT, "%s (a film whose surfaces are prescribed cannot recover: keep the reference surface under both faces, or carry it with -%s_frame)", m->films[f].miss, m->films[f].name);
     for (PetscInt f = 0; f < m->nfilms; f++) {
       const TdFilm *film = &m->films[f];
-      PetscReal    *p, *h, *pc, hmin;
-      PetscCall(PetscCalloc3(film->surface.nnodes, &p, film->surface.nnodes, &h, film->surface.nnodes, &pc));
-      {
-        /* the ranks share the nodes' projections; rank 0 gets the sums (zeros elsewhere) */
-        PetscMPIInt size;
-        PetscInt    nn = film->surface.nnodes;
-        PetscCallMPI(MPI_Comm_size(s->comm, &size));
-        PetscCall(TdFilmNodalFields(m, f, t, s->q, u, (PetscInt)(((PetscInt64)nn * rank) / size), (PetscInt)(((PetscInt64)nn * (rank + 1)) / size), p, h, pc, &hmin));
-        if (size > 1) {
-          PetscCallMPI(MPI_Reduce(rank ? p : MPI_IN_PLACE, p, (PetscMPIInt)nn, MPIU_REAL, MPIU_SUM, 0, s->comm));
-          PetscCallMPI(MPI_Reduce(rank ? h : MPI_IN_PLACE, h, (PetscMPIInt)nn, MPIU_REAL, MPIU_SUM, 0, s->comm));
-          PetscCallMPI(MPI_Reduce(rank ? pc : MPI_IN_PLACE, pc, (PetscMPIInt)nn, MPIU_REAL, MPIU_SUM, 0, s->comm));
-          PetscCallMPI(MPI_Reduce(rank ? &hmin : MPI_IN_PLACE, &hmin, 1, MPIU_REAL, MPI_MIN, 0, s->comm));
-        }
+      PetscReal    *p, *h, *pc, *theta, hmin, pmax = PETSC_MIN_REAL;
+      PetscMPIInt   size;
+      PetscInt      n0, n1;
+      /* the ranks share the nodes' projections: each its contiguous range [n0, n1), whose
+         fields it writes itself (TdOutputSetSeriesPart); rank 0 gets h_min and p_max */
+      PetscCallMPI(MPI_Comm_size(s->comm, &size));
+      PetscCall(TdOutputSeriesPartRange(out, ids->film[TD_FILM_SERIES * f + 0], &n0, &n1));
+      PetscCall(PetscCalloc3(n1 - n0 + 1, &p, n1 - n0 + 1, &h, n1 - n0 + 1, &pc));
+      PetscCall(TdFilmNodalFields(m, f, t, s->q, u, n0, n1, p, h, pc, &hmin));
+      for (PetscInt k = 0; k < n1 - n0; k++) pmax = PetscMax(pmax, p[k]);
+      if (size > 1) {
+        PetscCallMPI(MPI_Reduce(rank ? &hmin : MPI_IN_PLACE, &hmin, 1, MPIU_REAL, MPI_MIN, 0, s->comm));
+        PetscCallMPI(MPI_Reduce(rank ? &pmax : MPI_IN_PLACE, &pmax, 1, MPIU_REAL, MPI_MAX, 0, s->comm));
       }
       if (fields) {
-        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 0], p));
-        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 1], h));
-        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 2], pc));
+        PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 0], n0, n1 - n0, p));
+        PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 1], n0, n1 - n0, h));
+        PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 2], n0, n1 - n0, pc));
         if (ids->film[TD_FILM_SERIES * f + 8] >= 0) {
           /* the film fractions are unknowns, whole on every rank: no projection to share */
-          TdFilmNodalTheta(m, f, u, h);
-          PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 8], h));
+          PetscCall(PetscMalloc1(film->surface.nnodes, &theta));
+          TdFilmNodalTheta(m, f, u, theta);
+          PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 8], n0, n1 - n0, &theta[n0]));
+          PetscCall(PetscFree(theta));
         }
       }
-      {
-        PetscReal pmax = PETSC_MIN_REAL;
-        for (PetscInt n = 0; n < film->surface.nnodes; n++) pmax = PetscMax(pmax, p[n]);
-        PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 7], &pmax));
-      }
+      PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 7], &pmax));
       PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 3], &load[3 * f]));
       PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 4], &friction[3 * f]));
       PetscCall(TdOutputSetSeries(out, ids->film[TD_FILM_SERIES * f + 5], &hmin));

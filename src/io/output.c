@@ -5,7 +5,12 @@
   Rank 0 owns the file and makes every HDF5 call, with the default (sec2, non-MPI-IO) driver.
   All ranks keep the same bookkeeping (series names and shapes, grids, record count), so series
   ids agree everywhere; a failure on rank 0 is broadcast so that every rank returns the same
-  error code (TdOutputRootCall).  Data arguments are only read on rank 0.
+  error code (TdOutputRootCall).  Data arguments are only read on rank 0.  Two exceptions, the
+  parallel phases: a checkpoint (output_checkpoint.c), and a field record with series set in
+  parts (TdOutputSetSeriesPart: film fields), for which rank 0 closes its handles and every rank
+  opens the file through MPI-IO and writes its own rows collectively, so that no rank gathers a
+  field (a field series has as many chunks across its row as there are ranks, so that the ranks
+  compress their own parts); rank 0 then opens the file again.
 
   Layout decisions:
     - a time series is a chunked dataset of doubles with an unlimited first dimension (records):
@@ -80,6 +85,44 @@ PetscErrorCode TdOutputShare(TdOutput out, PetscErrorCode ierr)
   SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)code, "Rank 0 failed writing the output file %s; see its error message", out->path);
 }
 
+
+/* ---------------------------------------------------------------------------------------------
+   Parallel phases (checkpoints, field records set in parts): rank 0 closes its handles, every
+   rank opens the file through MPI-IO and makes its own HDF5 calls, collective where HDF5 asks
+   for it, and every rank learns whether any failed.
+   --------------------------------------------------------------------------------------------- */
+PetscErrorCode TdOutputShareAll(TdOutput out, PetscErrorCode ierr, const char what[])
+{
+  int code = (int)ierr, any;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&code, &any, 1, MPI_INT, MPI_MAX, out->comm));
+  if (!any) PetscFunctionReturn(0);
+  PetscCall(ierr);
+  SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)any, "Another rank failed writing %s into %s; see its error message", what, out->path);
+}
+
+PetscErrorCode TdOutputOpenParallel(TdOutput out, const char what[])
+{
+  hid_t fapl;
+
+  PetscFunctionBegin;
+  TdH5Check(H5Eset_auto2(H5E_DEFAULT, NULL, NULL), "Cannot turn off HDF5's error printing");
+  TdH5Check(fapl = H5Pcreate(H5P_FILE_ACCESS), "Cannot make a file access property list");
+  TdH5Check(H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL), "Cannot set the MPI-IO driver");
+  TdH5Check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "Cannot set the file close degree");
+#if H5_VERSION_GE(1, 10, 7)
+  /* the ranks open one file together: no locks among them */
+  TdH5Check(H5Pset_file_locking(fapl, 0, 1), "Cannot set file locking");
+#endif
+  TdH5Check(out->file = H5Fopen(out->path, H5F_ACC_RDWR, fapl), "Cannot open %s through MPI-IO %s", out->path, what);
+  TdH5Check(H5Pclose(fapl), "Cannot close a property list");
+  if (out->lcpl < 0) {
+    TdH5Check(out->lcpl = H5Pcreate(H5P_LINK_CREATE), "Cannot make a link creation property list");
+    TdH5Check(H5Pset_create_intermediate_group(out->lcpl, 1), "Cannot ask for intermediate groups");
+  }
+  PetscFunctionReturn(0);
+}
 
 /* ---------------------------------------------------------------------------------------------
    Small helpers (rank 0 unless said otherwise)
@@ -230,9 +273,10 @@ static PetscErrorCode TdOutputWriteStatic(TdOutput out, const char dataset[], Pe
    --------------------------------------------------------------------------------------------- */
 /* An appended file's series: opened, its shape checked, and cut back to the records of its
    clock that the restart keeps (later ones belong to the run after the checkpoint). */
-static PetscErrorCode TdSeriesReopenRoot(TdOutput out, const char path[], int rank, const hsize_t shape[], int clock, hid_t *dset)
+static PetscErrorCode TdSeriesReopenRoot(TdOutput out, const char path[], int rank, const hsize_t shape[], int clock, hid_t *dset, PetscBool *early)
 {
-  hid_t   space;
+  hid_t   space, dcpl;
+  H5D_alloc_time_t when;
   hsize_t dims[3];
   int     r;
 
@@ -247,32 +291,48 @@ static PetscErrorCode TdSeriesReopenRoot(TdOutput out, const char path[], int ra
     PetscCheck(dims[d] == shape[d], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "The series %s in %s has %llu values in dimension %d, this run writes %llu: the file was written by another model", path, out->path, (unsigned long long)dims[d], d, (unsigned long long)shape[d]);
   dims[0] = (hsize_t)out->nrec[clock];
   TdH5Check(H5Dset_extent(*dset, dims), "Cannot cut the series %s in %s back to %llu records", path, out->path, (unsigned long long)dims[0]);
+  TdH5Check(dcpl = H5Dget_create_plist(*dset), "Cannot get the creation properties of %s", path);
+  TdH5Check(H5Pget_alloc_time(dcpl, &when), "Cannot get the allocation time of %s", path);
+  TdH5Check(H5Pclose(dcpl), "Cannot close a property list");
+  *early = when == H5D_ALLOC_TIME_EARLY ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TdSeriesCreateRoot(TdOutput out, const char path[], int rank, const hsize_t shape[], int clock, hid_t *dset)
+static PetscErrorCode TdSeriesCreateRoot(TdOutput out, const char path[], int rank, const hsize_t shape[], int clock, hid_t *dset, PetscBool *early)
 {
   hsize_t      dims[3], maxdims[3], chunk[3], ncols = 1;
   hid_t        space, dcpl;
   const double nan = NAN;
+  PetscMPIInt  size;
 
   PetscFunctionBegin;
   if (out->append) {
     PetscBool exists;
     PetscCall(TdH5Exists(out, path, &exists));
     if (exists) {
-      PetscCall(TdSeriesReopenRoot(out, path, rank, shape, clock, dset));
+      PetscCall(TdSeriesReopenRoot(out, path, rank, shape, clock, dset, early));
       PetscFunctionReturn(0);
     }
   }
   PetscCall(TdH5CheckNew(out, path));
+  *early = clock == TD_FIELD_RECORDS ? PETSC_TRUE : PETSC_FALSE;
   for (int d = 1; d < rank; d++) ncols *= shape[d];
   dims[0]    = (hsize_t)out->nrec[clock]; /* records so far, read as NaN (the fill value) */
   maxdims[0] = H5S_UNLIMITED;
+  for (int d = 1; d < rank; d++) dims[d] = maxdims[d] = chunk[d] = shape[d];
+  PetscCallMPI(MPI_Comm_size(out->comm, &size));
   /* about 64 KiB chunks: a record series holds up to 1024 records per chunk, a field series
      (a value per node) one or a few */
   chunk[0] = PetscMax(1, PetscMin(1024, 8192 / ncols));
-  for (int d = 1; d < rank; d++) dims[d] = maxdims[d] = chunk[d] = shape[d];
+  if (clock == TD_FIELD_RECORDS && size > 1) {
+    /* on several ranks, one record per chunk: the ranks write a field record between closing
+       and opening the file again, which would leave the space of the earlier versions of a
+       chunk of several records unused; and a nodal scalar field, which the ranks write in parts
+       (TdOutputSetSeriesPart), has as many chunks across a row as ranks, so that each rank
+       compresses and writes about its own */
+    if (rank == 2) chunk[1] = (shape[1] + (hsize_t)size - 1) / (hsize_t)size;
+    chunk[0] = 1;
+  }
   TdH5Check(space = H5Screate_simple(rank, dims, maxdims), "Cannot make the dataspace of the series %s", path);
   TdH5Check(dcpl = H5Pcreate(H5P_DATASET_CREATE), "Cannot make a dataset creation property list");
   TdH5Check(H5Pset_chunk(dcpl, rank, chunk), "Cannot set the chunks of the series %s", path);
@@ -282,6 +342,10 @@ static PetscErrorCode TdSeriesCreateRoot(TdOutput out, const char path[], int ra
     TdH5Check(H5Pset_deflate(dcpl, (unsigned)out->deflate), "Cannot set the deflate filter of the series %s", path);
   }
   TdH5Check(H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan), "Cannot set the fill value of the series %s", path);
+  /* a field series' chunks are made (holding the fill value) whenever its extent grows: parallel
+     HDF5 1.10.8 wrote the ranks' parts collectively only into chunks that exist (into chunks
+     made on the way, its collective writes failed, or hung with compression) */
+  if (clock == TD_FIELD_RECORDS) TdH5Check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "Cannot set the allocation time of the series %s", path);
   TdH5Check(*dset = H5Dcreate2(out->file, path, H5T_IEEE_F64LE, space, out->lcpl, dcpl, H5P_DEFAULT), "Cannot create the series %s in %s", path, out->path);
   TdH5Check(H5Pclose(dcpl), "Cannot close a property list");
   TdH5Check(H5Sclose(space), "Cannot close a dataspace");
@@ -295,11 +359,13 @@ static PetscErrorCode TdOutputNewSeries(TdOutput out, const char dataset[], int 
   hid_t     dset = H5I_INVALID_HID;
   TdSeries *s;
   PetscInt  ncols = 1;
+  PetscBool early = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(TdAbsolutePath(dataset, path, sizeof(path)));
   for (int d = 1; d < rank; d++) ncols *= (PetscInt)shape[d];
-  TdOutputRootCall(out, TdSeriesCreateRoot(out, path, rank, shape, clock, &dset));
+  TdOutputRootCall(out, TdSeriesCreateRoot(out, path, rank, shape, clock, &dset, &early));
+  PetscCallMPI(MPI_Bcast(&early, 1, MPIU_BOOL, 0, out->comm));
   if (out->nseries == out->maxseries) {
     TdSeries *more;
     PetscInt  max = 2 * out->maxseries + 8;
@@ -320,6 +386,7 @@ static PetscErrorCode TdOutputNewSeries(TdOutput out, const char dataset[], int 
   for (int d = 1; d < rank; d++) s->shape[d] = shape[d];
   s->source = -1;
   s->dset   = dset;
+  s->early  = early;
   if (out->rank == 0) {
     PetscCall(PetscMalloc1(ncols, &s->row));
     TdSetNaN(s->row, ncols);
@@ -368,7 +435,7 @@ static PetscErrorCode TdAppendRecordRoot(TdOutput out, int clock, PetscReal t)
     }
   }
   for (PetscInt i = 0; i < out->nseries; i++)
-    if (out->series[i].clock == clock) PetscCall(TdSeriesWriteRowRoot(out, &out->series[i], (hsize_t)out->nrec[clock]));
+    if (out->series[i].clock == clock && !out->series[i].parted) PetscCall(TdSeriesWriteRowRoot(out, &out->series[i], (hsize_t)out->nrec[clock]));
   /* Flushing writes every series' last chunk again (compressed); flushing every record made
      the file and the output time grow with rewritten chunks, so records are flushed in batches
      (a killed run keeps the records up to the last flush; a field record always flushes) */
@@ -669,6 +736,7 @@ static PetscErrorCode TdOutputFree(TdOutput *out)
     PetscCall(PetscFree(o->series[i].name));
     PetscCall(PetscFree(o->series[i].row));
     PetscCall(PetscFree(o->series[i].ref));
+    PetscCall(PetscFree(o->series[i].part));
   }
   PetscCall(PetscFree(o->series));
   for (PetscInt g = 0; g < o->ngrids; g++) {
@@ -836,13 +904,166 @@ PetscErrorCode TdOutputAddFieldSeries(TdOutput out, const char dataset[], PetscI
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, PetscInt count, const PetscReal values[])
+{
+  TdSeries   *s;
+  PetscInt    nrows, inner, before = 0, total = 0;
+  PetscMPIInt size;
+  int         ok, all;
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "TdOutputSetSeriesPart: no output object (TdOutputCreate first)");
+  PetscCheck(id >= 0 && id < out->nseries, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output series id %" PetscInt_FMT " does not exist (there are %" PetscInt_FMT "); use the id TdOutputAddFieldSeries returned", id, out->nseries);
+  s = &out->series[id];
+  PetscCheck(s->kind == TD_SERIES_USER && s->clock == TD_FIELD_RECORDS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output series %s: only a field series (TdOutputAddFieldSeries) can be set in parts", s->name);
+  nrows = s->rank == 1 ? 1 : (PetscInt)s->shape[1];
+  inner = s->ncols / nrows;
+  PetscCallMPI(MPI_Comm_size(out->comm, &size));
+  PetscCallMPI(MPI_Exscan(&count, &before, 1, MPIU_INT, MPI_SUM, out->comm));
+  if (out->rank == 0) before = 0;
+  PetscCallMPI(MPI_Allreduce(&count, &total, 1, MPIU_INT, MPI_SUM, out->comm));
+  ok = start == before && count >= 0 && total == nrows && (count == 0 || values) ? 1 : 0;
+  PetscCallMPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, out->comm));
+  PetscCheck(all, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output series %s: the ranks' parts must follow each other in rank order and cover its %" PetscInt_FMT " rows (this rank: rows %" PetscInt_FMT " to %" PetscInt_FMT ", after %" PetscInt_FMT " rows of the ranks before; %" PetscInt_FMT " rows in all)", s->name, nrows, start, start + count, before, total);
+  if (size == 1) {
+    PetscCall(PetscArraycpy(s->row, values, s->ncols));
+    s->isset = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  if (!s->early) {
+    /* a series of an older file, whose chunks are allocated as they are written: only rank 0
+       can write it (TdSeriesCreateRoot), so the parts are gathered to its row */
+    PetscMPIInt *counts = NULL, *displs = NULL, n = (PetscMPIInt)(count * inner);
+    if (out->rank == 0) PetscCall(PetscMalloc2(size, &counts, size, &displs));
+    PetscCallMPI(MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, out->comm));
+    if (out->rank == 0) {
+      displs[0] = 0;
+      for (PetscMPIInt r = 1; r < size; r++) displs[r] = displs[r - 1] + counts[r - 1];
+    }
+    PetscCallMPI(MPI_Gatherv(values, n, MPIU_REAL, s->row, counts, displs, MPIU_REAL, 0, out->comm));
+    if (out->rank == 0) PetscCall(PetscFree2(counts, displs));
+    s->isset = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  if (count * inner > s->part_size) {
+    PetscCall(PetscFree(s->part));
+    PetscCall(PetscMalloc1(count * inner, &s->part));
+    s->part_size = count * inner;
+  }
+  if (count) PetscCall(PetscArraycpy(s->part, values, count * inner));
+  s->part_start = start;
+  s->part_count = count;
+  s->parted     = PETSC_TRUE;
+  s->isset      = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputSeriesPartRange(TdOutput out, PetscInt id, PetscInt *start, PetscInt *end)
+{
+  const TdSeries *s;
+  PetscInt        nrows, chunk;
+  PetscMPIInt     size;
+
+  PetscFunctionBegin;
+  PetscCheck(out && id >= 0 && id < out->nseries, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "TdOutputSeriesPartRange: no output series %" PetscInt_FMT, id);
+  s     = &out->series[id];
+  nrows = s->rank == 1 ? 1 : (PetscInt)s->shape[1];
+  PetscCallMPI(MPI_Comm_size(out->comm, &size));
+  chunk  = (nrows + size - 1) / size; /* the chunks across a field row (TdSeriesCreateRoot) */
+  *start = PetscMin(nrows, chunk * out->rank);
+  *end   = PetscMin(nrows, chunk * (out->rank + 1));
+  PetscFunctionReturn(0);
+}
+
+/* Every rank: record k of a series set in parts, this rank's rows (a collective write; the
+   dataset's extent is set by all ranks alike). */
+static PetscErrorCode TdSeriesWritePart(TdOutput out, const TdSeries *s, hsize_t k)
+{
+  hsize_t dims[3], start[3] = {k, 0, 0}, count[3] = {1, 1, 1}, one = 1;
+  hid_t   dset, fspace, mspace, dxpl;
+
+  PetscFunctionBegin;
+  dims[0] = k + 1;
+  for (int d = 1; d < s->rank; d++) dims[d] = count[d] = s->shape[d];
+  if (s->rank > 1) {
+    start[1] = (hsize_t)s->part_start;
+    count[1] = (hsize_t)s->part_count;
+  }
+  TdH5Check(dset = H5Dopen2(out->file, s->name, H5P_DEFAULT), "Cannot open the series %s in %s", s->name, out->path);
+  TdH5Check(H5Dset_extent(dset, dims), "Cannot extend the series %s in %s to %llu records", s->name, out->path, (unsigned long long)dims[0]);
+  TdH5Check(fspace = H5Dget_space(dset), "Cannot get the dataspace of %s", s->name);
+  if (s->part_count) {
+    TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL), "Cannot select this rank's part of record %llu of %s", (unsigned long long)k, s->name);
+    TdH5Check(mspace = H5Screate_simple(s->rank, count, NULL), "Cannot make a dataspace for a part of %s", s->name);
+  } else {
+    TdH5Check(H5Sselect_none(fspace), "Cannot select nothing in %s", s->name);
+    TdH5Check(mspace = H5Screate_simple(1, &one, NULL), "Cannot make a dataspace");
+    TdH5Check(H5Sselect_none(mspace), "Cannot select nothing");
+  }
+  TdH5Check(dxpl = H5Pcreate(H5P_DATASET_XFER), "Cannot make a transfer property list");
+  TdH5Check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "Cannot ask for collective transfers");
+  TdH5Check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, s->part), "Cannot write this rank's part of record %llu of %s in %s (disk full?)", (unsigned long long)k, s->name, out->path);
+  TdH5Check(H5Pclose(dxpl), "Cannot close a property list");
+  TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
+  TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
+  TdH5Check(H5Dclose(dset), "Cannot close the series %s", s->name);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdOutputEndParallel(TdOutput out, PetscErrorCode ierr, const char what[])
+{
+  herr_t e;
+
+  PetscFunctionBegin;
+  e         = H5Fclose(out->file); /* every rank: the parallel file is done */
+  out->file = H5I_INVALID_HID;
+  if (!ierr && e < 0) ierr = PETSC_ERR_FILE_WRITE;
+  PetscCall(TdOutputShareAll(out, ierr, what));
+  if (out->rank != 0) {
+    TdH5Check(H5Pclose(out->lcpl), "Cannot close a property list");
+    out->lcpl = H5I_INVALID_HID;
+  }
+  TdOutputRootCall(out, TdOutputResumeRoot(out));
+  PetscFunctionReturn(0);
+}
+
+/* The series of a clock set in parts, record k: each rank writes its parts through MPI-IO. */
+static PetscErrorCode TdAppendPartsParallel(TdOutput out, int clock, hsize_t k)
+{
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBegin;
+  TdOutputRootCall(out, TdOutputSuspendRoot(out));
+  PetscCall(TdOutputShareAll(out, TdOutputOpenParallel(out, "to write a field record"), "a field record"));
+  for (PetscInt i = 0; i < out->nseries; i++) {
+    const TdSeries *s = &out->series[i];
+    int             code, any;
+    if (s->clock != clock || !s->parted) continue;
+    ierr = TdSeriesWritePart(out, s, k);
+    /* the next series' calls are collective: every rank stops if any failed */
+    code = (int)ierr;
+    PetscCallMPI(MPI_Allreduce(&code, &any, 1, MPI_INT, MPI_MAX, out->comm));
+    if (any) {
+      if (!ierr) ierr = (PetscErrorCode)any;
+      break;
+    }
+  }
+  PetscCall(TdOutputEndParallel(out, ierr, "a field record"));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TdOutputAppend(TdOutput out, int clock, PetscReal t)
 {
+  PetscBool parted = PETSC_FALSE;
+
   PetscFunctionBegin;
+  for (PetscInt i = 0; i < out->nseries; i++)
+    if (out->series[i].clock == clock && out->series[i].parted) parted = PETSC_TRUE;
   TdOutputRootCall(out, TdAppendRecordRoot(out, clock, t));
+  if (parted) PetscCall(TdAppendPartsParallel(out, clock, (hsize_t)out->nrec[clock]));
   out->nrec[clock]++;
   for (PetscInt i = 0; i < out->nseries; i++)
-    if (out->series[i].clock == clock) out->series[i].isset = PETSC_FALSE;
+    if (out->series[i].clock == clock) out->series[i].isset = out->series[i].parted = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 

@@ -37,41 +37,6 @@
 /* ---------------------------------------------------------------------------------------------
    Writing (through the run's TdOutput)
    --------------------------------------------------------------------------------------------- */
-/* Every rank learns whether any failed (the parallel phase: each rank makes the calls). */
-static PetscErrorCode TdOutputShareAll(TdOutput out, PetscErrorCode ierr)
-{
-  int code = (int)ierr, any;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Allreduce(&code, &any, 1, MPI_INT, MPI_MAX, out->comm));
-  if (!any) PetscFunctionReturn(0);
-  PetscCall(ierr);
-  SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)any, "Another rank failed writing the checkpoint into %s; see its error message", out->path);
-}
-
-/* every rank: the file through MPI-IO (rank 0 has closed its own handles) */
-static PetscErrorCode TdOpenParallel(TdOutput out)
-{
-  hid_t fapl;
-
-  PetscFunctionBegin;
-  TdH5Check(H5Eset_auto2(H5E_DEFAULT, NULL, NULL), "Cannot turn off HDF5's error printing");
-  TdH5Check(fapl = H5Pcreate(H5P_FILE_ACCESS), "Cannot make a file access property list");
-  TdH5Check(H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL), "Cannot set the MPI-IO driver");
-  TdH5Check(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "Cannot set the file close degree");
-#if H5_VERSION_GE(1, 10, 7)
-  /* the ranks open one file together: no locks among them */
-  TdH5Check(H5Pset_file_locking(fapl, 0, 1), "Cannot set file locking");
-#endif
-  TdH5Check(out->file = H5Fopen(out->path, H5F_ACC_RDWR, fapl), "Cannot open %s through MPI-IO to write a checkpoint", out->path);
-  TdH5Check(H5Pclose(fapl), "Cannot close a property list");
-  if (out->lcpl < 0) {
-    TdH5Check(out->lcpl = H5Pcreate(H5P_LINK_CREATE), "Cannot make a link creation property list");
-    TdH5Check(H5Pset_create_intermediate_group(out->lcpl, 1), "Cannot ask for intermediate groups");
-  }
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TdOutputCheckpointBegin(TdOutput out)
 {
   PetscMPIInt size;
@@ -82,7 +47,7 @@ PetscErrorCode TdOutputCheckpointBegin(TdOutput out)
   PetscCallMPI(MPI_Comm_size(out->comm, &size));
   if (size > 1) {
     TdOutputRootCall(out, TdOutputSuspendRoot(out));
-    PetscCall(TdOutputShareAll(out, TdOpenParallel(out)));
+    PetscCall(TdOutputShareAll(out, TdOutputOpenParallel(out, "to write a checkpoint"), "the checkpoint"));
     out->checkpoint_parallel = PETSC_TRUE;
   }
   out->checkpoint_open = PETSC_TRUE;
@@ -207,7 +172,7 @@ static PetscErrorCode TdCheckpointPut(TdOutput out, const char name[], PetscInt 
     PetscCallMPI(MPI_Bcast(&total, 1, MPIU_INT, 0, out->comm));
     nlocal = out->rank == 0 ? total : 0;
   }
-  PetscCall(TdOutputShareAll(out, TdCheckpointPutRoot(out, name, total, offset, nlocal, isint, values)));
+  PetscCall(TdOutputShareAll(out, TdCheckpointPutRoot(out, name, total, offset, nlocal, isint, values), "the checkpoint"));
   PetscFunctionReturn(0);
 }
 
@@ -290,17 +255,9 @@ PetscErrorCode TdOutputCheckpointEnd(TdOutput out, PetscReal t)
   PetscCheck(out && out->checkpoint_open, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "TdOutputCheckpointEnd: call TdOutputCheckpointBegin first");
   out->checkpoint_open = PETSC_FALSE;
   if (out->checkpoint_parallel) {
-    PetscErrorCode ierr = TdCheckpointCommitRoot(out, t);
-    herr_t         e    = H5Fclose(out->file); /* every rank: the parallel file is done */
-    out->file           = H5I_INVALID_HID;
+    PetscErrorCode ierr      = TdCheckpointCommitRoot(out, t);
     out->checkpoint_parallel = PETSC_FALSE;
-    if (!ierr && e < 0) ierr = PETSC_ERR_LIB;
-    PetscCall(TdOutputShareAll(out, ierr));
-    if (out->rank != 0) {
-      TdH5Check(H5Pclose(out->lcpl), "Cannot close a property list");
-      out->lcpl = H5I_INVALID_HID;
-    }
-    TdOutputRootCall(out, TdOutputResumeRoot(out));
+    PetscCall(TdOutputEndParallel(out, ierr, "the checkpoint"));
   } else TdOutputRootCall(out, TdCheckpointCommitRoot(out, t));
   out->checkpoint_slot = TdCheckpointWriteSlot(out);
   out->checkpoint_t    = t;

@@ -33,6 +33,13 @@ typedef struct {
   hid_t        dset;     /* rank 0 */
   PetscReal   *row;      /* rank 0: the record being built */
   PetscBool    isset;    /* set in the record being built */
+  /* a field series set in parts (TdOutputSetSeriesPart) on several ranks: this rank's rows
+     [part_start, part_start + part_count) of shape[1], written by this rank through MPI-IO */
+  PetscBool    parted;
+  PetscBool    early; /* its chunks are allocated when it grows (field series): parts can be
+                         written by the ranks; else (an older file's) they are gathered */
+  PetscInt     part_start, part_count, part_size;
+  PetscReal   *part;
 } TdSeries;
 
 typedef struct {
@@ -102,6 +109,16 @@ PetscErrorCode TdOutputShare(TdOutput out, PetscErrorCode ierr);
     if ((out)->rank == 0) td_root_ierr_ = (call); \
     PetscCall(TdOutputShare((out), td_root_ierr_)); \
   } while (0)
+
+/* Every rank learns whether any failed (a parallel phase, in which each rank makes its own
+   HDF5 calls); what: the file is being written for what. */
+PetscErrorCode TdOutputShareAll(TdOutput out, PetscErrorCode ierr, const char what[]);
+/* Every rank: the file through MPI-IO (rank 0 has closed its own handles, TdOutputSuspendRoot);
+   what: what for, for the error message. */
+PetscErrorCode TdOutputOpenParallel(TdOutput out, const char what[]);
+/* Every rank: closes the parallel file, shares ierr (this rank's outcome so far) and has rank 0
+   open the file again (TdOutputResumeRoot). */
+PetscErrorCode TdOutputEndParallel(TdOutput out, PetscErrorCode ierr, const char what[]);
 
 /* Absolute dataset path (all ranks); does the object at path exist (rank 0; a missing group is "no")? */
 PetscErrorCode TdAbsolutePath(const char name[], char buf[], size_t len);

@@ -1144,18 +1144,19 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
     sw.want_lin = sb.want_lin = PETSC_FALSE;
     for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
     if (TdFilmPointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], cdot, t, q, NULL, 1e-2, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
-    h[nd] = ok ? ps.h : NAN;
+    const PetscInt k = nd - node_start;
+    h[k] = ok ? ps.h : NAN;
     if (ok) hm = PetscMin(hm, ps.h);
     if (f->model == TD_FILM_REYNOLDS) {
       FilmClosures cl;
-      p[nd] = f->unknown[nd] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nd]]) : 0;
+      p[k] = f->unknown[nd] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nd]]) : 0;
       if (ok && f->fluid.rough.sigma > 0) {
         film_closures_eval(&f->fluid.rough, ps.h, &cl);
-        pc[nd] = f->contact.K * f->contact.E_star * cl.F52;
-      } else pc[nd] = 0;
+        pc[k] = f->contact.K * f->contact.E_star * cl.F52;
+      } else pc[k] = 0;
     } else {
-      p[nd]  = ok ? film_dry_pressure(ps.h, 0, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, NULL, NULL) : NAN;
-      pc[nd] = 0;
+      p[k]  = ok ? film_dry_pressure(ps.h, 0, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, NULL, NULL) : NAN;
+      pc[k] = 0;
     }
   }
   *hmin = hm;
