@@ -192,15 +192,15 @@ static PetscErrorCode BodyGeometryCurved(TdModel model, TdBody *body)
 /* Distinct cell sizes share one table of shape-function gradients and mass integrals. */
 static PetscErrorCode BodyGeometry(TdModel model, TdBody *body)
 {
-  PetscInt ncells = body->mesh.ncells, n = 0;
+  PetscInt ncells = body->mesh.ncells, n = 0, max = 0;
   PetscFunctionBegin;
   if (body->mesh.curved) {
     PetscCall(BodyGeometryCurved(model, body));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscMalloc1(ncells, &body->cell_geometry));
-  PetscCall(PetscMalloc1(ncells, &body->geometry));
-  body->mass = 0;
+  body->geometry = NULL;
+  body->mass     = 0;
   for (PetscInt c = 0; c < ncells; c++) {
     const PetscReal *s = &body->mesh.size[3 * c];
     PetscInt         g;
@@ -208,7 +208,19 @@ static PetscErrorCode BodyGeometry(TdModel model, TdBody *body)
       const Ancf3843Geometry *geo = &body->geometry[g];
       if (PetscAbsReal(geo->a - s[0]) <= 1e-12 * s[0] && PetscAbsReal(geo->b - s[1]) <= 1e-12 * s[1] && PetscAbsReal(geo->c - s[2]) <= 1e-12 * s[2]) break;
     }
-    if (g == n) ancf3843_geometry_init(s[0], s[1], s[2], &body->geometry[n++]);
+    if (g == n) {
+      /* the tables are 54 kB each and a box mesh has one size: grown as sizes appear, not one
+         per cell (ncells of them were 314 MB per rank at the finest slider-guide level) */
+      if (n == max) {
+        Ancf3843Geometry *more;
+        max = 2 * max + 1;
+        PetscCall(PetscMalloc1(max, &more));
+        if (n) PetscCall(PetscArraycpy(more, body->geometry, n));
+        PetscCall(PetscFree(body->geometry));
+        body->geometry = more;
+      }
+      ancf3843_geometry_init(s[0], s[1], s[2], &body->geometry[n++]);
+    }
     body->cell_geometry[c] = g;
     body->mass += body->rho * s[0] * s[1] * s[2];
   }
