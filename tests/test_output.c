@@ -132,6 +132,7 @@ static PetscErrorCode WriteComplete(MPI_Comm comm, const char prefix[])
   ExpectError(PETSC_ERR_ARG_WRONG, "/time", TdOutputSetSeries(out, 0, root ? s : NULL));
   ExpectError(PETSC_ERR_ARG_WRONG, "record series", TdOutputAddSurfaceField(out, "film", "pressure2", ke));
   ExpectError(PETSC_ERR_ARG_WRONG, "only a field series", TdOutputSetSeriesPart(out, ke, 0, 1, s));
+  ExpectError(PETSC_ERR_ARG_WRONG, "displacement", TdOutputSetSeriesPart(out, pos, 0, 12, X));
   {
     /* parts that leave a node out (on one rank: rows 1 to 6 of 6) */
     PetscReal h[6] = {0, 0, 0, 0, 0, 0};

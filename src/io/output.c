@@ -916,6 +916,8 @@ PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, 
   PetscCheck(id >= 0 && id < out->nseries, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output series id %" PetscInt_FMT " does not exist (there are %" PetscInt_FMT "); use the id TdOutputAddFieldSeries returned", id, out->nseries);
   s = &out->series[id];
   PetscCheck(s->kind == TD_SERIES_USER && s->clock == TD_FIELD_RECORDS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output series %s: only a field series (TdOutputAddFieldSeries) can be set in parts", s->name);
+  for (PetscInt i = 0; i < out->nseries; i++)
+    PetscCheck(out->series[i].kind != TD_SERIES_DIFF || out->series[i].source != id, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output series %s: %s is computed from its whole rows; set it with TdOutputSetSeries", s->name, out->series[i].name);
   nrows = s->rank == 1 ? 1 : (PetscInt)s->shape[1];
   inner = s->ncols / nrows;
   PetscCallMPI(MPI_Comm_size(out->comm, &size));
@@ -1017,7 +1019,11 @@ PetscErrorCode TdOutputEndParallel(TdOutput out, PetscErrorCode ierr, const char
   PetscFunctionBegin;
   e         = H5Fclose(out->file); /* every rank: the parallel file is done */
   out->file = H5I_INVALID_HID;
-  if (!ierr && e < 0) ierr = PETSC_ERR_FILE_WRITE;
+  if (!ierr && e < 0) {
+    char why[1024];
+    TdH5Describe(why, sizeof(why));
+    ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_FILE_WRITE, PETSC_ERROR_INITIAL, "Cannot close %s after writing %s (disk full?) (HDF5: %s)", out->path, what, why);
+  }
   PetscCall(TdOutputShareAll(out, ierr, what));
   if (out->rank != 0) {
     TdH5Check(H5Pclose(out->lcpl), "Cannot close a property list");
@@ -1043,10 +1049,7 @@ static PetscErrorCode TdAppendPartsParallel(TdOutput out, int clock, hsize_t k)
     /* the next series' calls are collective: every rank stops if any failed */
     code = (int)ierr;
     PetscCallMPI(MPI_Allreduce(&code, &any, 1, MPI_INT, MPI_MAX, out->comm));
-    if (any) {
-      if (!ierr) ierr = (PetscErrorCode)any;
-      break;
-    }
+    if (any) break; /* TdOutputEndParallel reports it, the others "another rank failed" */
   }
   PetscCall(TdOutputEndParallel(out, ierr, "a field record"));
   PetscFunctionReturn(0);
