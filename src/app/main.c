@@ -333,19 +333,15 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     for (PetscInt f = 0; f < m->nfilms; f++) {
       const TdFilm *film = &m->films[f];
       PetscReal    *p, *h, *pc, *theta, hmin, pmax = PETSC_MIN_REAL;
-      PetscMPIInt   size;
       PetscInt      n0, n1;
       /* the ranks share the nodes' projections: each its contiguous range [n0, n1), whose
          fields it writes itself (TdOutputSetSeriesPart); rank 0 gets h_min and p_max */
-      PetscCallMPI(MPI_Comm_size(s->comm, &size));
       PetscCall(TdOutputSeriesPartRange(out, ids->film[TD_FILM_SERIES * f + 0], &n0, &n1));
       PetscCall(PetscCalloc3(n1 - n0 + 1, &p, n1 - n0 + 1, &h, n1 - n0 + 1, &pc));
       PetscCall(TdFilmNodalFields(m, f, t, s->q, u, n0, n1, p, h, pc, &hmin));
       for (PetscInt k = 0; k < n1 - n0; k++) pmax = PetscMax(pmax, p[k]);
-      if (size > 1) {
-        PetscCallMPI(MPI_Reduce(rank ? &hmin : MPI_IN_PLACE, &hmin, 1, MPIU_REAL, MPI_MIN, 0, s->comm));
-        PetscCallMPI(MPI_Reduce(rank ? &pmax : MPI_IN_PLACE, &pmax, 1, MPIU_REAL, MPI_MAX, 0, s->comm));
-      }
+      PetscCallMPI(MPI_Reduce(rank ? &hmin : MPI_IN_PLACE, &hmin, 1, MPIU_REAL, MPI_MIN, 0, s->comm));
+      PetscCallMPI(MPI_Reduce(rank ? &pmax : MPI_IN_PLACE, &pmax, 1, MPIU_REAL, MPI_MAX, 0, s->comm));
       if (fields) {
         PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 0], n0, n1 - n0, p));
         PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 1], n0, n1 - n0, h));

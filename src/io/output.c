@@ -124,6 +124,30 @@ PetscErrorCode TdOutputOpenParallel(TdOutput out, const char what[])
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TdH5WriteCollective(TdOutput out, hid_t dset, int ndims, const hsize_t start[], const hsize_t count[], PetscBool mine, hid_t mtype, const void *buf, const char what[])
+{
+  hsize_t one = 1;
+  hid_t   fspace, mspace, dxpl;
+
+  PetscFunctionBegin;
+  TdH5Check(fspace = H5Dget_space(dset), "Cannot get the dataspace of %s", what);
+  if (mine) {
+    TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL), "Cannot select this rank's part of %s", what);
+    TdH5Check(mspace = H5Screate_simple(ndims, count, NULL), "Cannot make a dataspace for a part of %s", what);
+  } else {
+    TdH5Check(H5Sselect_none(fspace), "Cannot select nothing in %s", what);
+    TdH5Check(mspace = H5Screate_simple(1, &one, NULL), "Cannot make a dataspace");
+    TdH5Check(H5Sselect_none(mspace), "Cannot select nothing");
+  }
+  TdH5Check(dxpl = H5Pcreate(H5P_DATASET_XFER), "Cannot make a transfer property list");
+  TdH5Check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "Cannot ask for collective transfers");
+  TdH5Check(H5Dwrite(dset, mtype, mspace, fspace, dxpl, buf), "Cannot write this rank's part of %s in %s (disk full?)", what, out->path);
+  TdH5Check(H5Pclose(dxpl), "Cannot close a property list");
+  TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
+  TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
+  PetscFunctionReturn(0);
+}
+
 /* ---------------------------------------------------------------------------------------------
    Small helpers (rank 0 unless said otherwise)
    --------------------------------------------------------------------------------------------- */
@@ -416,7 +440,8 @@ static PetscErrorCode TdSeriesWriteRowRoot(TdOutput out, TdSeries *s, hsize_t k)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TdAppendRecordRoot(TdOutput out, int clock, PetscReal t)
+/* closing: the file is closed right after (the ranks write the record's parts), which flushes it */
+static PetscErrorCode TdAppendRecordRoot(TdOutput out, int clock, PetscReal t, PetscBool closing)
 {
   PetscLogDouble now;
 
@@ -440,7 +465,8 @@ static PetscErrorCode TdAppendRecordRoot(TdOutput out, int clock, PetscReal t)
      the file and the output time grow with rewritten chunks, so records are flushed in batches
      (a killed run keeps the records up to the last flush; a field record always flushes) */
   PetscCall(PetscTime(&now));
-  if (clock == TD_FIELD_RECORDS || now - out->last_flush >= out->flush_interval) PetscCall(TdOutputFlushFileRoot(out));
+  if (closing) out->last_flush = now;
+  else if (clock == TD_FIELD_RECORDS || now - out->last_flush >= out->flush_interval) PetscCall(TdOutputFlushFileRoot(out));
   for (PetscInt i = 0; i < out->nseries; i++)
     if (out->series[i].clock == clock) TdSetNaN(out->series[i].row, out->series[i].ncols);
   PetscFunctionReturn(0);
@@ -981,8 +1007,9 @@ PetscErrorCode TdOutputSeriesPartRange(TdOutput out, PetscInt id, PetscInt *star
    dataset's extent is set by all ranks alike). */
 static PetscErrorCode TdSeriesWritePart(TdOutput out, const TdSeries *s, hsize_t k)
 {
-  hsize_t dims[3], start[3] = {k, 0, 0}, count[3] = {1, 1, 1}, one = 1;
-  hid_t   dset, fspace, mspace, dxpl;
+  hsize_t dims[3], start[3] = {k, 0, 0}, count[3] = {1, 1, 1};
+  hid_t   dset;
+  char    what[PETSC_MAX_PATH_LEN + 64];
 
   PetscFunctionBegin;
   dims[0] = k + 1;
@@ -991,23 +1018,10 @@ static PetscErrorCode TdSeriesWritePart(TdOutput out, const TdSeries *s, hsize_t
     start[1] = (hsize_t)s->part_start;
     count[1] = (hsize_t)s->part_count;
   }
+  PetscCall(PetscSNPrintf(what, sizeof(what), "record %llu of %s", (unsigned long long)k, s->name));
   TdH5Check(dset = H5Dopen2(out->file, s->name, H5P_DEFAULT), "Cannot open the series %s in %s", s->name, out->path);
   TdH5Check(H5Dset_extent(dset, dims), "Cannot extend the series %s in %s to %llu records", s->name, out->path, (unsigned long long)dims[0]);
-  TdH5Check(fspace = H5Dget_space(dset), "Cannot get the dataspace of %s", s->name);
-  if (s->part_count) {
-    TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL), "Cannot select this rank's part of record %llu of %s", (unsigned long long)k, s->name);
-    TdH5Check(mspace = H5Screate_simple(s->rank, count, NULL), "Cannot make a dataspace for a part of %s", s->name);
-  } else {
-    TdH5Check(H5Sselect_none(fspace), "Cannot select nothing in %s", s->name);
-    TdH5Check(mspace = H5Screate_simple(1, &one, NULL), "Cannot make a dataspace");
-    TdH5Check(H5Sselect_none(mspace), "Cannot select nothing");
-  }
-  TdH5Check(dxpl = H5Pcreate(H5P_DATASET_XFER), "Cannot make a transfer property list");
-  TdH5Check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "Cannot ask for collective transfers");
-  TdH5Check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, s->part), "Cannot write this rank's part of record %llu of %s in %s (disk full?)", (unsigned long long)k, s->name, out->path);
-  TdH5Check(H5Pclose(dxpl), "Cannot close a property list");
-  TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
-  TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
+  PetscCall(TdH5WriteCollective(out, dset, s->rank, start, count, s->part_count ? PETSC_TRUE : PETSC_FALSE, H5T_NATIVE_DOUBLE, s->part, what));
   TdH5Check(H5Dclose(dset), "Cannot close the series %s", s->name);
   PetscFunctionReturn(0);
 }
@@ -1062,7 +1076,7 @@ static PetscErrorCode TdOutputAppend(TdOutput out, int clock, PetscReal t)
   PetscFunctionBegin;
   for (PetscInt i = 0; i < out->nseries; i++)
     if (out->series[i].clock == clock && out->series[i].parted) parted = PETSC_TRUE;
-  TdOutputRootCall(out, TdAppendRecordRoot(out, clock, t));
+  TdOutputRootCall(out, TdAppendRecordRoot(out, clock, t, parted));
   if (parted) PetscCall(TdAppendPartsParallel(out, clock, (hsize_t)out->nrec[clock]));
   out->nrec[clock]++;
   for (PetscInt i = 0; i < out->nseries; i++)

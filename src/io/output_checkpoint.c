@@ -131,21 +131,8 @@ static PetscErrorCode TdCheckpointPutRoot(TdOutput out, const char name[], Petsc
     if (n) TdH5Check(H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), "Cannot write the checkpoint array %s in %s (disk full?)", path, out->path);
   } else if (n) {
     /* collective: each rank its hyperslab, possibly empty */
-    hsize_t start = (hsize_t)offset, count = (hsize_t)nlocal, one = 1;
-    hid_t   fspace, mspace, dxpl;
-    TdH5Check(fspace = H5Dget_space(dset), "Cannot get the dataspace of %s", path);
-    TdH5Check(mspace = H5Screate_simple(1, nlocal ? &count : &one, NULL), "Cannot make a dataspace");
-    if (nlocal) TdH5Check(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL), "Cannot select this rank's part of %s", path);
-    else {
-      TdH5Check(H5Sselect_none(fspace), "Cannot select nothing in %s", path);
-      TdH5Check(H5Sselect_none(mspace), "Cannot select nothing");
-    }
-    TdH5Check(dxpl = H5Pcreate(H5P_DATASET_XFER), "Cannot make a transfer property list");
-    TdH5Check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "Cannot ask for collective transfers");
-    TdH5Check(H5Dwrite(dset, mtype, mspace, fspace, dxpl, values), "Cannot write the checkpoint array %s in %s (disk full?)", path, out->path);
-    TdH5Check(H5Pclose(dxpl), "Cannot close a property list");
-    TdH5Check(H5Sclose(mspace), "Cannot close a dataspace");
-    TdH5Check(H5Sclose(fspace), "Cannot close a dataspace");
+    const hsize_t start = (hsize_t)offset, count = (hsize_t)nlocal;
+    PetscCall(TdH5WriteCollective(out, dset, 1, &start, &count, nlocal ? PETSC_TRUE : PETSC_FALSE, mtype, values, path));
   }
   TdH5Check(H5Dclose(dset), "Cannot close %s", path);
   PetscFunctionReturn(0);

@@ -116,6 +116,9 @@ PetscErrorCode TdOutputShareAll(TdOutput out, PetscErrorCode ierr, const char wh
 /* Every rank: the file through MPI-IO (rank 0 has closed its own handles, TdOutputSuspendRoot);
    what: what for, for the error message. */
 PetscErrorCode TdOutputOpenParallel(TdOutput out, const char what[]);
+/* Every rank, a parallel phase: its block (start, count in ndims dimensions) of dset from buf,
+   or nothing (mine false), in one collective write; what names the data in messages. */
+PetscErrorCode TdH5WriteCollective(TdOutput out, hid_t dset, int ndims, const hsize_t start[], const hsize_t count[], PetscBool mine, hid_t mtype, const void *buf, const char what[]);
 /* Every rank: closes the parallel file, shares ierr (this rank's outcome so far) and has rank 0
    open the file again (TdOutputResumeRoot). */
 PetscErrorCode TdOutputEndParallel(TdOutput out, PetscErrorCode ierr, const char what[]);
