@@ -211,6 +211,12 @@ struct _p_TdModel {
   PetscInt64 *coupling_qq, *coupling_qp;
   PetscCount *coupling_qq_offset, *coupling_qp_offset; /* n + 1 prefix offsets of the blocks */
   PetscBool   coupling_miss;  /* an assembly met a face pair outside the pattern */
+  /* On several ranks (src/solver/state_ghosts.c): whether each element's coordinates are up to
+     date in the iterate the films read (NULL: all are).  A film point whose search comes to an
+     element that is not sets ghost_miss and is not found; the solver then sends that rank more
+     of the iterate and assembles again. */
+  const char *readable_element;
+  PetscBool   ghost_miss;
   PetscReal  *film_work;      /* TdFilmsAssemble's per-thread accumulators and scratch */
   size_t      film_work_size;
   PetscReal  force_scale;   /* typical force [N], for absolute tolerances */

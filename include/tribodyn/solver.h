@@ -18,7 +18,8 @@ struct _p_TdSolver {
   MPI_Comm     comm;
   TdModel      model;
   PetscInt     N;                /* nfree + nrows */
-  Vec          U, R, Useq, Rseq; /* Useq, Rseq: the whole vector on every rank */
+  Vec          U, R, Useq, Rseq; /* Useq, Rseq: the whole vector's length on every rank, the
+                                    entries of its ghost set up to date (state_ghosts.c) */
   Vec          U0;               /* the start of the current step's Newton solve */
   /* first Krylov solve of a step started from the last step's Newton correction U0 - U */
   PetscBool    newton_guess, have_guess;
@@ -36,6 +37,23 @@ struct _p_TdSolver {
   PetscInt    *element_rank;      /* nelements */
   PetscInt    *to_petsc;          /* N */
   PetscInt     nowned, *owned;
+  /* The entries of the iterate this rank reads and writes in a residual or Jacobian
+     (state_ghosts.c): natural indices ghost[0..nghost), ascending, ghost_recv of them owned by
+     other ranks; toghost brings them from U into Useq (NULL: one rank, or -state_ghosts false,
+     or no Jacobian pattern yet: the whole vector).  useq_*: which state of which vector Useq
+     holds, and whether whole, so that an unchanged iterate is not sent again. */
+  PetscBool        state_ghosts, ghost_check;
+  PetscInt         nghost, *ghost, ghost_recv;
+  char            *ghost_base;       /* N: the set's fixed part (the pattern's rows and columns, ...) */
+  char            *readable_element; /* nelements: all its unknowns in the set (model.h) */
+  char            *ghost_faces;      /* nelements: work (the elements under the films' points) */
+  char            *ghost_face_ring;  /* faces of a film surface: work (0, or 1 + the ring) */
+  PetscInt         ghost_rings;      /* -state_ghosts_rings: faces around the films' points */
+  PetscInt         ghost_updates, ghost_widenings; /* new sets made; of them, films' whole surfaces */
+  VecScatter       toghost;
+  PetscObjectId    useq_from;
+  PetscObjectState useq_from_state, useq_state;
+  PetscBool        useq_whole;
   PetscScalar *coo_v;
   PetscCount   ncoo;
   PetscBool    threaded_jacobian; /* the product with J over column runs, on threads */
@@ -190,6 +208,11 @@ PetscErrorCode TdSolverStep(TdSolver solver, PetscReal dt);
 PetscErrorCode TdSolverStatic(TdSolver solver, PetscReal s);
 /* Energies of all ANCF bodies in the current state. */
 PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal *kinetic, PetscReal *strain);
+/* The iterate U into Useq (state_ghosts.c): whole, or only this rank's ghost set (what its
+   residual and Jacobian read); nothing is sent if Useq holds that state of U already. */
+PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole);
+/* Whether saved (a copy of Useq) equals u on every rank's ghost set (collective). */
+PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const PetscScalar u[], PetscBool *same);
 /* The films at an iterate (TdFilmsAssemble's arguments; r indexed like U, of length N): each
    rank assembles its own quads, then the film rows of r, the loads, frictions and *ok are summed
    over the ranks, so that every rank holds the whole film residual.  rfull and jac keep this

@@ -255,8 +255,7 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
     PetscCall(PetscArraycpy(saved, f->hits, 8 * f->surface.nquads));
     PetscCall(TdSolverStep(s, 5e-5));
     /* the whole unknown vector */
-    PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_TRUE));
     if (state[0]) {
       fp = fopen(state, "wb");
       PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "bench_film: cannot write %s", state);

@@ -306,21 +306,15 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscMPIInt        rank;
     PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
     PetscCall(PetscMalloc2(3 * m->nfilms, &load, 3 * m->nfilms, &friction));
-    PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_TRUE));
     PetscCall(VecGetArrayRead(s->Useq, &u));
     PetscCall(PetscArrayzero(s->film_r, s->N));
     {
       /* the films' loads of the last residual (summed over the ranks); if that was this state
-         (the end of a converged step), they are this record's, else the films are evaluated
-         here; rank 0 decides for all */
+         (the end of a converged step) on every rank's ghost set, they are this record's, else
+         the films are evaluated here */
       PetscBool cached = PETSC_FALSE;
-      if (rank == 0 && s->film_load_t == t && s->mode == TD_MODE_DYNAMIC) {
-        PetscInt k = 0;
-        while (k < s->N && s->film_load_u[k] == PetscRealPart(u[k])) k++;
-        cached = k == s->N ? PETSC_TRUE : PETSC_FALSE;
-      }
-      PetscCallMPI(MPI_Bcast(&cached, 1, MPIU_BOOL, 0, s->comm));
+      if (s->film_load_t == t && s->mode == TD_MODE_DYNAMIC) PetscCall(TdSolverSameIterate(s, s->film_load_u, u, &cached));
       if (cached) {
         PetscCall(PetscArraycpy(load, s->film_load, 3 * m->nfilms));
         PetscCall(PetscArraycpy(friction, s->film_friction, 3 * m->nfilms));
@@ -452,6 +446,28 @@ static PetscErrorCode PrintMemoryPerRank(MPI_Comm comm)
       if (size <= 16 && len + 32 < sizeof line) len += (size_t)snprintf(line + len, sizeof line - len, "%s%.0f", r ? " " : "", all[r]);
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "tribodyn: peak memory per rank %s%s%s MB (max %.0f MB, total %.0f MB over %d rank%s)\n", size <= 16 ? "[" : "", size <= 16 ? line : "", size <= 16 ? "]" : "", mx, sum, size, size > 1 ? "s" : ""));
+    PetscCall(PetscFree(all));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* On several ranks with state ghosts: the unknowns each rank received for its last residual,
+   of them from other ranks (state_ghosts.c), and how often the sets changed. */
+static PetscErrorCode PrintStateGhosts(TdSolver s)
+{
+  PetscMPIInt size, rank;
+  PetscInt    mine[2] = {s->nghost, s->ghost_recv}, *all = NULL;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  if (size == 1 || !s->toghost) PetscFunctionReturn(0);
+  if (rank == 0) PetscCall(PetscMalloc1(2 * size, &all));
+  PetscCallMPI(MPI_Gather(mine, 2, MPIU_INT, all, 2, MPIU_INT, 0, s->comm));
+  if (rank == 0) {
+    char   line[1024] = "";
+    size_t len        = 0;
+    for (PetscMPIInt r = 0; r < size && r < 16 && len + 48 < sizeof line; r++) len += (size_t)snprintf(line + len, sizeof line - len, "%s%" PetscInt_FMT "/%" PetscInt_FMT, r ? " " : "", all[2 * r + 1], all[2 * r]);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "tribodyn: state ghosts (from other ranks / read, of %" PetscInt_FMT " unknowns) per rank [%s%s]; %" PetscInt_FMT " sets made, %" PetscInt_FMT " widened to the films' whole surfaces\n", s->N, line, size > 16 ? " ..." : "", s->ghost_updates, s->ghost_widenings));
     PetscCall(PetscFree(all));
   }
   PetscFunctionReturn(0);
@@ -597,6 +613,7 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
   PetscCall(PetscTime(&now));
   PetscCall(PetscPrintf(s->comm, "tribodyn: %s, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, %" PetscInt_FMT " LU factorisations, %" PetscInt_FMT " Krylov iterations, wall %.2f s; results in %s\n", *interrupted ? "interrupted" : "done", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, s->factorizations, total_linear, (double)(now - wall0), rc->output));
   PetscCall(TdThreadGovernorView(&threads, s->comm));
+  PetscCall(PrintStateGhosts(s));
   PetscCall(PrintMemoryPerRank(s->comm));
   PetscFunctionReturn(0);
 }

@@ -113,14 +113,27 @@ static int ProjectOntoFace(TdModel m, const TdBody *body, const TdMeshSet *set, 
   return film_project_bilinear_line(C, x, line, tol, pt);
 }
 
+/* Whether this rank's iterate holds element e up to date (model.h's readable_element); if not,
+   the model's ghost_miss is set (from threads) and the caller gives up its search. */
+static PetscBool Readable(TdModel m, PetscInt e)
+{
+  if (!m->readable_element || m->readable_element[e]) return PETSC_TRUE;
+#pragma omp atomic write
+  m->ghost_miss = PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 /* The face of the set that the line meets nearest to the film point (smallest |s| along the
    line), or -1: a full search must not take the first face it meets, since a line can cross a
    closed or curved surface twice (the far side of a bore across the journal).  skip: a face
-   already tried. */
+   already tried.  A scan needs every face of the set: -1 if one is not readable. */
 static PetscInt NearestFace(TdModel m, const TdBody *body, const TdMeshSet *set, const PetscReal x[3], const PetscReal n[3], const FilmLine *line, PetscReal t, const PetscReal q[], PetscReal tol, const PetscInt *around, PetscInt skip)
 {
   PetscInt  best = -1;
   PetscReal sbest = PETSC_MAX_REAL;
+  if (body->type == TD_BODY_ANCF && m->readable_element)
+    for (PetscInt fi = 0; fi < set->nfaces; fi++)
+      if (!Readable(m, body->element_offset + set->faces[fi].cell)) return -1;
   for (PetscInt fi = 0; fi < set->nfaces; fi++) {
     PetscReal        C[4][3], X0[4][3], ee[ANCF3843_NDOF];
     const PetscReal *eep;
@@ -203,6 +216,9 @@ PetscErrorCode TdFilmProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, T
       const PetscInt   cell = fi >= 0 ? set->faces[fi].cell : -1;
       FilmSurfacePoint pt;
       if (fi < 0 || (pass == 1 && fi == hit->face)) continue;
+      /* a face this rank's iterate does not hold: the search stops, so that it runs as it would
+         with the whole iterate once the solver has sent more of it */
+      if (body->type == TD_BODY_ANCF && !Readable(m, body->element_offset + cell)) PetscFunctionReturn(0);
       /* the near-line filter, which also gives a rigid face's corners; an ANCF point's last face
          (pass 0, which holds it almost always) goes straight to its projection, which fails
          where the filter would have */

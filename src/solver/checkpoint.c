@@ -175,8 +175,7 @@ static PetscErrorCode GatherUnknowns(TdSolver s, Vec U, PetscReal out[])
   PetscMPIInt        rank;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(TdSolverIterateScatter(s, U, PETSC_TRUE));
   PetscCall(VecGetArrayRead(s->Useq, &u));
   if (rank == 0)
     for (PetscInt i = 0; i < s->N; i++) out[i] = PetscRealPart(u[i]);

@@ -195,6 +195,9 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       FreePattern(model, TdJointsClearanceEntries(model), &ci[k], &cj[k]);
       k += (PetscInt)TdJointsClearanceEntries(model);
     }
+    /* the unknowns this rank reads and writes: the rows and columns of its pattern, and more
+       (state_ghosts.c) */
+    PetscCall(TdSolverGhostsSetUp(s, s->ncoo, ci, cj));
     /* the pattern, built in the natural numbering, in U's (the partition's) */
     for (PetscCount i = 0; i < s->ncoo; i++) {
       if (ci[i] >= 0) ci[i] = s->to_petsc[ci[i]];
@@ -393,6 +396,12 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   s->partition = size > 1 ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(TdOptionsBool(NULL, "partition", "on several ranks (the default there; one rank has nothing to divide), divide the elements by a graph partitioner (PT-Scotch through MatPartitioning; -partition_mat_partitioning_type chooses another) and number the unknowns rank after rank, so that each rank owns the rows of its elements and film quads; false: contiguous slices of the elements and of the natural numbering", s->partition, &s->partition, NULL));
+  s->state_ghosts = PETSC_TRUE;
+  PetscCall(TdOptionsBool(NULL, "state_ghosts", "on several ranks, send each rank only the unknowns its residual and Jacobian read (its elements', its film quads' surfaces', the film's, rank 0's joints and loads; state_ghosts.c), and the residual back from those alone; false: the whole iterate to every rank and back", s->state_ghosts, &s->state_ghosts, NULL));
+  s->ghost_rings = 1;
+  PetscCall(TdOptionsInt(NULL, "state_ghosts_rings", "with -state_ghosts: the rings of faces around each film point's last face that its rank receives; a point that goes beyond makes every rank take the films' whole surfaces until the next step (0: the last faces alone)", s->ghost_rings, &s->ghost_rings, NULL));
+  PetscCheck(s->ghost_rings >= 0 && s->ghost_rings < 100, s->comm, PETSC_ERR_USER_INPUT, "-state_ghosts_rings %" PetscInt_FMT ": give a number of rings from 0 to 99", s->ghost_rings);
+  PetscCall(TdOptionsBool(NULL, "state_ghosts_check", "with -state_ghosts: fill the unknowns outside each rank's ghost set with NaN before every residual and Jacobian, and stop if a residual entry outside it is nonzero (a check of the ghost sets; slower)", PETSC_FALSE, &s->ghost_check, NULL));
   PetscCall(PetscMalloc2(PetscMax(ne, 1), &s->element_rank, PetscMax(s->N, 1), &s->to_petsc));
   if (s->partition && size > 1) {
     PetscInt *unknown_rank, *first;
@@ -863,6 +872,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(VecDestroy(&s->Useq));
   PetscCall(VecDestroy(&s->Rseq));
   PetscCall(VecScatterDestroy(&s->toall));
+  PetscCall(TdSolverGhostsDestroy(s));
   PetscCall(PetscFree(s->coo_v));
   PetscCall(PetscFree(s->pc_mat_v));
   PetscCall(PetscFree3(s->chunk_start, s->chunk_elem, s->elem_chunk));
@@ -953,14 +963,13 @@ static void IterateFromUnknowns(TdSolver s, const PetscScalar u[])
   }
 }
 
-/* The iterate of the distributed vector U: U to every rank (Useq, which keeps it), then
-   IterateFromUnknowns. */
-static PetscErrorCode IterateFromVec(TdSolver s, Vec U)
+/* The iterate of the distributed vector U: U to every rank (Useq, which keeps it; whole, or
+   only each rank's ghost set), then IterateFromUnknowns. */
+static PetscErrorCode IterateFromVec(TdSolver s, Vec U, PetscBool whole)
 {
   const PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(TdSolverIterateScatter(s, U, whole));
   PetscCall(VecGetArrayRead(s->Useq, &u));
   IterateFromUnknowns(s, u);
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
@@ -993,19 +1002,24 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
   /* JFO films: the time term of the film fractions, (theta - theta_old)/dt in a step, none in a
      quasi-static solve (the initial accelerations, statics) */
   for (PetscInt fi = 0; fi < nf; fi++) m->films[fi].inv_dt = s->mode == TD_MODE_DYNAMIC && s->step_dt > 0 ? 1 / s->step_dt : 0;
-  if (!s->film_reduce) PetscCall(PetscMalloc1(nrows + 6 * nf + 1, &s->film_reduce));
-  buf = s->film_reduce;
+  if (!s->film_reduce) PetscCall(PetscMalloc1(nrows + 6 * nf + 2, &s->film_reduce));
+  buf            = s->film_reduce;
+  m->ghost_miss = PETSC_FALSE;
   PetscCall(TdFilmsAssemble(m, t, q, v, u, ce, cv, rfull, r, jac, buf + nrows, buf + nrows + 3 * nf, ok));
   if (size > 1) {
     /* one sum over the ranks: the film rows (a node's quads may lie on two ranks), the loads
-       and frictions, and the count of ranks whose points left the film's domain */
+       and frictions, the count of ranks whose points left the film's domain, and of those whose
+       points came to faces outside their ghost sets (model.h's ghost_miss: the caller assembles
+       again with more of the iterate, and no failure is reported) */
     PetscInt fmiss = -1;
     for (PetscInt i = 0; i < nrows; i++) buf[i] = PetscRealPart(r[first + i]);
-    buf[nrows + 6 * nf] = *ok ? 0 : 1;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, nrows + 6 * nf + 1, MPIU_REAL, MPIU_SUM, s->comm));
+    buf[nrows + 6 * nf]     = *ok ? 0 : 1;
+    buf[nrows + 6 * nf + 1] = m->ghost_miss ? 1 : 0;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, nrows + 6 * nf + 2, MPIU_REAL, MPIU_SUM, s->comm));
     for (PetscInt i = 0; i < nrows; i++) r[first + i] = buf[i];
-    *ok = buf[nrows + 6 * nf] > 0 ? PETSC_FALSE : PETSC_TRUE;
-    if (!*ok) {
+    *ok           = buf[nrows + 6 * nf] > 0 ? PETSC_FALSE : PETSC_TRUE;
+    m->ghost_miss = buf[nrows + 6 * nf + 1] > 0 ? PETSC_TRUE : PETSC_FALSE;
+    if (!*ok && !m->ghost_miss) {
       /* the message of the lowest rank that met the failure, on every rank */
       PetscMPIInt src;
       PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
@@ -1102,7 +1116,9 @@ static inline void TractionAt(TdSolver s, const TdLoad *load, PetscReal t, Petsc
   else TdLoadForce(load, t, tr);
 }
 
-PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
+/* The residual at U (TdSolverResidual); *ghost_miss: a film point came to a face outside some
+   rank's ghost set, and nothing was assembled. */
+static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool *ghost_miss)
 {
   TdSolver           s = (TdSolver)ctx;
   TdModel            m = s->model;
@@ -1115,12 +1131,12 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
   PetscBool          finite = PETSC_TRUE, fuse;
   int                nt;
   PetscFunctionBegin;
+  *ghost_miss = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   fuse              = s->film_fuse_next && !s->in_test && s->film_jac_any ? PETSC_TRUE : PETSC_FALSE;
   s->film_fuse_next = PETSC_FALSE;
   s->film_jac_ready = PETSC_FALSE;
-  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(TdSolverIterateScatter(s, U, PETSC_FALSE));
   PetscCall(VecGetArrayRead(s->Useq, &u));
   IterateFromUnknowns(s, u);
 
@@ -1230,7 +1246,8 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     /* films (F11, F14): pressure rows and the film forces on ANCF faces, each rank its quads;
        every rank then holds the whole film rows (TdSolverFilmsAssemble) */
     if (m->nfilms) {
-      PetscBool ok;
+      PetscBool       ok;
+      const PetscBool coupling_miss = m->coupling_miss;
       PetscCall(PetscLogEventBegin(TD_FilmResidual, 0, 0, 0, 0));
       if (fuse) {
         /* a solve's first residual: the film's Jacobian entries of this iterate as well, for the
@@ -1248,6 +1265,17 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
         s->film_jac_ok    = ok;
         s->film_jac_ready = PETSC_TRUE;
       } else PetscCall(TdSolverFilmsAssemble(s, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, s->film_load, s->film_friction, &ok));
+      if (m->ghost_miss) {
+        /* some rank needs more of the iterate: nothing of this pass counts */
+        m->coupling_miss  = coupling_miss;
+        s->film_jac_ready = PETSC_FALSE;
+        s->film_load_t    = PETSC_NINFINITY;
+        *ghost_miss       = PETSC_TRUE;
+        PetscCall(PetscLogEventEnd(TD_FilmResidual, 0, 0, 0, 0));
+        PetscCall(VecRestoreArray(s->Rseq, &r));
+        PetscCall(VecRestoreArrayRead(s->Useq, &u));
+        PetscFunctionReturn(0);
+      }
       /* the films' loads at this iterate, for the output record of a converged step (the last
          residual SNES evaluates is at its solution) */
       s->film_load_t = ok && !s->in_test ? t1 : PETSC_NINFINITY;
@@ -1367,9 +1395,7 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     if (PetscIsInfOrNanReal(r[i])) finite = PETSC_FALSE;
   PetscCall(VecRestoreArray(s->Rseq, &r));
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
-  PetscCall(VecZeroEntries(R));
-  PetscCall(VecScatterBegin(s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(TdSolverResidualScatter(s, R));
   {
     /* a non-finite entry on any rank makes the iterate invalid on all */
     PetscMPIInt bad = finite ? 0 : 1;
@@ -1377,6 +1403,26 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
     finite = bad ? PETSC_FALSE : PETSC_TRUE;
   }
   if (!finite) PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* The residual at U.  A film point that comes to a face outside its rank's ghost set makes every
+   rank take the films' whole surfaces (state_ghosts.c) and assemble again; the next step goes
+   back to the faces around the points. */
+PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
+{
+  TdSolver        s    = (TdSolver)ctx;
+  const PetscBool fuse = s->film_fuse_next;
+  PetscBool       miss;
+  PetscFunctionBegin;
+  PetscCall(ResidualOnce(snes, U, R, ctx, &miss));
+  if (miss) {
+    PetscCall(TdSolverGhostsUpdate(s, PETSC_TRUE));
+    s->ghost_widenings++;
+    s->film_fuse_next = fuse;
+    PetscCall(ResidualOnce(snes, U, R, ctx, &miss));
+    PetscCheck(!miss, s->comm, PETSC_ERR_PLIB, "A film point still needs a face outside its rank's ghost set after the films' whole surfaces were added; run with -state_ghosts false and report this");
+  }
   PetscFunctionReturn(0);
 }
 
@@ -1457,8 +1503,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   ModeCoefficients(s, &cM, &ce, &cv);
   const PetscReal t1 = StepTime(s);
   s->jacobian_dt = s->mode == TD_MODE_DYNAMIC ? s->step_dt : -1;
-  PetscCall(VecScatterBegin(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(TdSolverIterateScatter(s, U, PETSC_FALSE));
   PetscCall(VecGetArrayRead(s->Useq, &u));
   IterateFromUnknowns(s, u);
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
@@ -1510,6 +1555,15 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
         PetscCall(TdSolverFilmsAssemble(s, StepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
         PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
+        if (m->ghost_miss) {
+          /* a point came to a face outside some rank's ghost set (TdSolverResidual): the films'
+             whole surfaces, and this Jacobian again */
+          PetscCall(VecRestoreArrayRead(s->Useq, &u));
+          PetscCall(TdSolverGhostsUpdate(s, PETSC_TRUE));
+          s->ghost_widenings++;
+          PetscCall(TdSolverJacobian(snes, U, J, P, ctx));
+          PetscFunctionReturn(0);
+        }
       }
       s->film_jac_ready = PETSC_FALSE;
       if (!s->in_test) JfoActiveSet(s, u);
@@ -1628,6 +1682,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     m->coupling_miss = PETSC_FALSE;
     PetscCall(PetscLogEventBegin(TD_FilmPattern, 0, 0, 0, 0));
     PetscCall(TdFilmsCouplingUpdate(m, StepTime(s), s->q1, s->v1, &changed, NULL));
+    m->ghost_miss = PETSC_FALSE; /* look-ahead points on faces outside the ghost set keep their faces */
     PetscCall(PetscLogEventEnd(TD_FilmPattern, 0, 0, 0, 0));
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, s->comm));
     if (changed) {
@@ -1804,7 +1859,7 @@ static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J)
   PetscCall(VecDestroy(&Up));
   PetscCall(VecDestroy(&Rp));
   PetscCall(VecDestroy(&Rm));
-  PetscCall(IterateFromVec(s, U)); /* restore the iterate of U */
+  PetscCall(IterateFromVec(s, U, PETSC_FALSE)); /* restore the iterate of U */
   s->in_test = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
@@ -1927,7 +1982,7 @@ static PetscErrorCode EstimateBodyFloor(TdSolver s, SNES snes, Vec F)
   s->body_floor = nrm[0] / PetscSqrtReal(12.0);
   /* back to the iterate U (the state arrays, and the film Jacobian its first residual filled) */
   s->film_jac_ready = jac_ready;
-  PetscCall(IterateFromVec(s, U));
+  PetscCall(IterateFromVec(s, U, PETSC_FALSE));
   PetscCall(PetscInfo(snes, "bodies' rounding floor %g (tolerance %g)\n", (double)s->body_floor, (double)s->block_atol[0]));
   PetscFunctionReturn(0);
 }
@@ -2048,7 +2103,7 @@ static PetscErrorCode GetMultipliers(TdSolver s)
 {
   const PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(IterateFromVec(s, s->U));
+  PetscCall(IterateFromVec(s, s->U, PETSC_TRUE)); /* the step's state, whole on every rank */
   PetscCall(VecGetArrayRead(s->Useq, &u));
   for (PetscInt c = 0; c < s->model->nrows; c++) s->lambda[c] = s->row_scale * u[s->model->row_offset + c];
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
@@ -2241,12 +2296,12 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   s->film_miss[0] = 0;
   s->row_scale = m->mass_per_node * galpha_mass_coefficient(&s->ga, dt);
   TdJointsStepStart(m, s->q, s->v); /* clearance joints' approach speeds (F24) */
+  PetscCall(TdSolverGhostsUpdate(s, PETSC_FALSE)); /* the faces around the films' points now */
   galpha_predict(&s->ga, dt, m->nfull, s->q, s->v, s->a, s->q1);
   if (s->njfo) {
     /* the film fractions at the start of the step, for their time term (F18) */
     const PetscScalar *u;
-    PetscCall(VecScatterBegin(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(s->toall, s->U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_FALSE)); /* every film unknown is in every ghost set */
     PetscCall(VecGetArrayRead(s->Useq, &u));
     TdFilmsStepStart(m, u);
     PetscCall(VecRestoreArrayRead(s->Useq, &u));

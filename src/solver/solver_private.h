@@ -6,6 +6,12 @@
 /* The Jacobian's COO pattern from the model's coupling pattern (a new pattern drops the
    factorisation). */
 PetscErrorCode TdSolverBuildJacobian(TdSolver s);
+/* state_ghosts.c: each rank's ghost set from its pattern (natural numbering), the residual back
+   from it (TdSolverIterateScatter, TdSolverSameIterate: solver.h) */
+PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt ci[], const PetscInt cj[]);
+PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide);
+PetscErrorCode TdSolverResidualScatter(TdSolver s, Vec R);
+PetscErrorCode TdSolverGhostsDestroy(TdSolver s);
 /* Sets the Jacobian to a checkpoint's factored matrix and factors it now: the kept
    preconditioner of a restarted run.  v: this rank's nonzeros (coo false: the nonzeros of
    TdSolverJacobianValuesCopy, npc_mat_v of them) or its COO values (coo true: checkpoints of

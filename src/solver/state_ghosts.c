@@ -1,0 +1,284 @@
+/*
+  Which entries of the Newton iterate each rank receives (its ghost set), and the exchanges of
+  the iterate and of the residual that follow from it.
+
+  A rank reads, in a residual or a Jacobian, only the unknowns of what it assembles: the
+  coordinates of its elements, the faces its film quads can meet, the film's pressures (every
+  rank forms the cavitation rows of the whole film, TdSolverFilmsAssemble), and on rank 0 those
+  of the joints, loads and free bodies.  It writes residual entries only there too.  So the
+  iterate goes to each rank's ghost set alone (the forward scatter), and the residual comes back
+  from it alone (the reverse scatter, adding): each rank sends and receives the entries it
+  shares with others, not the whole vector.  The entries of Useq outside the set hold an older
+  iterate; whatever needs the whole state (the step's end, the output, checkpoints) asks for it
+  (TdSolverIterateScatter with whole).
+
+  The set is every row and column of the rank's Jacobian pattern (its elements' blocks, its
+  quads' coupling blocks, rank 0's joints, loads and free bodies), in the natural numbering, and
+  besides: every film unknown, all coordinates of the elements under the ANCF surfaces of a film
+  with quads on this rank (a film point's search may try any face of its surfaces: the last face
+  hit, its neighbours, then a scan of the faces near the line), the free bodies of its cylinder
+  surfaces, and rank 0's dead point loads (rows without Jacobian entries).  It is built with each
+  Jacobian pattern (TdSolverBuildJacobian).
+
+  -state_ghosts_check fills the entries outside the set with NaN before every residual and
+  Jacobian, and stops if a residual entry outside it is nonzero: whatever reads or writes
+  outside the set then fails the run instead of using an older iterate.
+*/
+#include <math.h>
+#include <petsc/private/petscimpl.h> /* PetscObjectStateGet */
+#include "solver_private.h"
+
+static void Mark(PetscInt N, char mark[], PetscInt i)
+{
+  if (i >= 0 && i < N) mark[i] = 1;
+}
+
+static void MarkElement(TdSolver s, char mark[], PetscInt e)
+{
+  PetscInt coord[ANCF3843_NDOF];
+  TdModelElementCoordinates(s->model, e, coord);
+  for (PetscInt i = 0; i < ANCF3843_NDOF; i++) Mark(s->N, mark, s->model->free_index[coord[i]]);
+}
+
+static void MarkSurface(TdSolver s, char mark[], const TdFilmSurface *surf)
+{
+  const TdModel m    = s->model;
+  const TdBody *body = &m->bodies[surf->body];
+  if (surf->kind == TD_FACE_ANCF) {
+    const TdMeshSet *set = (const TdMeshSet *)surf->set;
+    for (PetscInt fi = 0; fi < set->nfaces; fi++) MarkElement(s, mark, body->element_offset + set->faces[fi].cell);
+  } else if (surf->kind == TD_FACE_FREE_CYLINDER)
+    for (PetscInt i = 0; i < 12; i++) Mark(s->N, mark, m->free_index[TD_NODE_DOF * body->node_offset + i]);
+}
+
+PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt ci[], const PetscInt cj[])
+{
+  TdModel     m = s->model;
+  PetscMPIInt size, rank;
+  char       *mark;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  if (size == 1 || !s->state_ghosts) PetscFunctionReturn(0);
+  if (!s->ghost_base) {
+    PetscInt nfaces = 1;
+    for (PetscInt fi = 0; fi < m->nfilms; fi++)
+      for (PetscInt a = 0; a < 2; a++) {
+        const TdFilmSurface *surf = a ? &m->films[fi].base : &m->films[fi].wall;
+        if (surf->kind == TD_FACE_ANCF) nfaces = PetscMax(nfaces, ((const TdMeshSet *)surf->set)->nfaces);
+      }
+    PetscCall(PetscMalloc4(s->N, &s->ghost_base, PetscMax(m->nelements, 1), &s->readable_element, PetscMax(m->nelements, 1), &s->ghost_faces, nfaces, &s->ghost_face_ring));
+  }
+  mark = s->ghost_base;
+  PetscCall(PetscArrayzero(mark, s->N));
+  for (PetscCount k = 0; k < ncoo; k++) {
+    Mark(s->N, mark, ci[k]);
+    Mark(s->N, mark, cj[k]);
+  }
+  for (PetscInt le = 0; le < s->nelem_local; le++) MarkElement(s, mark, s->elem_local[le]);
+  /* the faces of this rank's coupling pattern (its quads' pairs now and, for a driven film, ahead):
+     whole elements, which the projections read */
+  for (PetscInt c = 0; c < m->ncoupling_qq; c++) {
+    MarkElement(s, mark, (PetscInt)(m->coupling_qq[c] >> 32) / 8);
+    MarkElement(s, mark, (PetscInt)(m->coupling_qq[c] & 0xffffffff) / 8);
+  }
+  for (PetscInt i = m->nfree; i < m->row_offset; i++) mark[i] = 1;
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    const TdFilm *f = &m->films[fi];
+    if (f->quad_end <= f->quad_start) continue;
+    for (PetscInt a = 0; a < 2; a++) {
+      const TdFilmSurface *surf = a ? &f->base : &f->wall;
+      if (surf->kind == TD_FACE_FREE_CYLINDER) MarkSurface(s, mark, surf);
+    }
+  }
+  if (rank == 0) {
+    for (PetscInt i = m->row_offset; i < s->N; i++) mark[i] = 1;
+    for (PetscInt l = 0; l < m->nloads; l++)
+      if (m->loads[l].type == TD_LOAD_POINT)
+        for (PetscInt i = 0; i < ANCF3843_NDOF; i++)
+          if (m->loads[l].point.coord[i] >= 0) Mark(s->N, mark, m->free_index[m->loads[l].point.coord[i]]);
+  }
+  PetscCall(TdSolverGhostsUpdate(s, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+/* The ghost set of the base (ghost_base) and the films' faces: wide, every face of the ANCF
+   surfaces of a film with quads on this rank; else the faces the quads' points hit last and
+   -state_ghosts_rings rings of faces around them (a point's next search starts at its last face,
+   then tries the faces around it). */
+PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
+{
+  TdModel     m = s->model;
+  char       *mark;
+  PetscBool   changed = PETSC_FALSE;
+  IS          from, to;
+  PetscInt   *petsc_index, lo, hi, nrecv = 0, n = 0;
+  PetscFunctionBegin;
+  if (!s->ghost_base) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(s->N, &mark));
+  PetscCall(PetscArraycpy(mark, s->ghost_base, s->N));
+  /* the faces' elements first (a quad's points and their neighbours mostly share a few), then
+     their unknowns */
+  PetscCall(PetscArrayzero(s->ghost_faces, m->nelements));
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    const TdFilm *f = &m->films[fi];
+    for (PetscInt a = 0; a < 2; a++) {
+      const TdFilmSurface *surf = a ? &f->base : &f->wall;
+      const TdMeshSet     *set  = (const TdMeshSet *)surf->set;
+      const TdBody        *body = &m->bodies[surf->body];
+      if (surf->kind != TD_FACE_ANCF || f->quad_end <= f->quad_start) continue;
+      if (wide) {
+        MarkSurface(s, mark, surf);
+        continue;
+      }
+      /* faces of the set: 1 hit, then 2, 3, ... for the rings around them */
+      PetscCall(PetscArrayzero(s->ghost_face_ring, set->nfaces));
+      for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++)
+        for (PetscInt gp = 0; gp < 4; gp++) {
+          const PetscInt face = f->hits[8 * qd + 4 * a + gp].face;
+          if (face >= 0) s->ghost_face_ring[face] = 1;
+        }
+      for (PetscInt ring = 1; ring <= s->ghost_rings && surf->neighbours; ring++)
+        for (PetscInt fc = 0; fc < set->nfaces; fc++)
+          if (s->ghost_face_ring[fc] == ring)
+            for (PetscInt k = 0; k < TD_FACE_NEIGHBOURS; k++) {
+              const PetscInt nb = surf->neighbours[TD_FACE_NEIGHBOURS * fc + k];
+              if (nb >= 0 && !s->ghost_face_ring[nb]) s->ghost_face_ring[nb] = (char)(ring + 1);
+            }
+      for (PetscInt fc = 0; fc < set->nfaces; fc++)
+        if (s->ghost_face_ring[fc]) s->ghost_faces[body->element_offset + set->faces[fc].cell] = 1;
+    }
+  }
+  for (PetscInt e = 0; e < m->nelements; e++)
+    if (s->ghost_faces[e]) MarkElement(s, mark, e);
+  for (PetscInt i = 0; i < s->N; i++) n += mark[i];
+  if (n != s->nghost || !s->toghost) changed = PETSC_TRUE;
+  else
+    for (PetscInt k = 0; k < s->nghost && !changed; k++)
+      if (!mark[s->ghost[k]]) changed = PETSC_TRUE;
+  /* the scatter is made by all ranks together */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, s->comm));
+  if (!changed) {
+    PetscCall(PetscFree(mark));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscFree(s->ghost));
+  s->nghost = n;
+  PetscCall(PetscMalloc1(PetscMax(n, 1), &s->ghost));
+  PetscCall(PetscMalloc1(PetscMax(n, 1), &petsc_index));
+  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+  for (PetscInt i = 0, k = 0; i < s->N; i++)
+    if (mark[i]) {
+      s->ghost[k]      = i;
+      petsc_index[k++] = s->to_petsc[i];
+      nrecv += s->to_petsc[i] < lo || s->to_petsc[i] >= hi;
+    }
+  /* an element is readable when all its unknowns are in the set (its clamped coordinates are
+     known everywhere) */
+  for (PetscInt e = 0; e < m->nelements; e++) {
+    PetscInt coord[ANCF3843_NDOF];
+    TdModelElementCoordinates(m, e, coord);
+    s->readable_element[e] = 1;
+    for (PetscInt i = 0; i < ANCF3843_NDOF; i++) {
+      const PetscInt f = m->free_index[coord[i]];
+      if (f >= 0 && !mark[f]) s->readable_element[e] = 0;
+    }
+  }
+  PetscCall(PetscFree(mark));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, petsc_index, PETSC_OWN_POINTER, &from));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, s->ghost, PETSC_USE_POINTER, &to));
+  PetscCall(VecScatterDestroy(&s->toghost));
+  PetscCall(VecScatterCreate(s->U, from, s->Useq, to, &s->toghost));
+  PetscCall(ISDestroy(&from));
+  PetscCall(ISDestroy(&to));
+  s->useq_from  = 0; /* the entries new to the set are not up to date yet */
+  s->ghost_recv = nrecv;
+  s->ghost_updates++;
+  PetscCall(PetscInfo(NULL, "state ghosts%s: this rank reads %" PetscInt_FMT " of the %" PetscInt_FMT " unknowns, %" PetscInt_FMT " of them from other ranks\n", wide ? " (films' whole surfaces)" : "", s->nghost, s->N, nrecv));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole)
+{
+  const PetscBool ghosts = s->toghost && !whole ? PETSC_TRUE : PETSC_FALSE;
+  PetscObjectId   id;
+  PetscObjectState ustate, sstate;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)U, &id));
+  PetscCall(PetscObjectStateGet((PetscObject)U, &ustate));
+  PetscCall(PetscObjectStateGet((PetscObject)s->Useq, &sstate));
+  /* Useq already holds this state of U (a Jacobian at its residual's iterate; the output after
+     the step's end): no exchange.  Not under the check, whose NaNs must be written anew. */
+  if (!s->ghost_check && s->useq_from == id && s->useq_from_state == ustate && s->useq_state == sstate && (s->useq_whole || !whole)) {
+    s->model->readable_element = s->useq_whole ? NULL : s->readable_element;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecScatterBegin(ghosts ? s->toghost : s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(ghosts ? s->toghost : s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+  if (ghosts && s->ghost_check) {
+    PetscScalar *u;
+    PetscInt     k = 0;
+    PetscCall(VecGetArray(s->Useq, &u));
+    for (PetscInt i = 0; i < s->N; i++) {
+      if (k < s->nghost && s->ghost[k] == i) k++;
+      else u[i] = NAN;
+    }
+    PetscCall(VecRestoreArray(s->Useq, &u));
+  }
+  s->useq_from       = id;
+  s->useq_from_state = ustate;
+  s->useq_whole      = !ghosts;
+  s->model->readable_element = ghosts ? s->readable_element : NULL;
+  PetscCall(PetscObjectStateGet((PetscObject)s->Useq, &s->useq_state));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverResidualScatter(TdSolver s, Vec R)
+{
+  PetscFunctionBegin;
+  if (s->toghost && s->ghost_check) {
+    /* every rank learns of a stray entry on any, so that all stop together */
+    const PetscScalar *r;
+    PetscInt           k = 0, stray = -1;
+    PetscMPIInt        any;
+    PetscCall(VecGetArrayRead(s->Rseq, &r));
+    for (PetscInt i = 0; i < s->N; i++) {
+      if (k < s->nghost && s->ghost[k] == i) k++;
+      else if (r[i] != 0 && stray < 0) stray = i;
+    }
+    if (stray >= 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "tribodyn: -state_ghosts_check: residual entry %" PetscInt_FMT " (natural numbering) is %g on this rank, outside its ghost set\n", stray, (double)PetscRealPart(r[stray])));
+    PetscCall(VecRestoreArrayRead(s->Rseq, &r));
+    any = stray >= 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, s->comm));
+    PetscCheck(!any, s->comm, PETSC_ERR_PLIB, "-state_ghosts_check: a rank wrote a residual entry outside its ghost set (printed above), which the reverse scatter would lose; the ghost set (TdSolverGhostsSetUp) misses something that rank assembles");
+  }
+  PetscCall(VecZeroEntries(R));
+  PetscCall(VecScatterBegin(s->toghost ? s->toghost : s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(s->toghost ? s->toghost : s->toall, s->Rseq, R, ADD_VALUES, SCATTER_REVERSE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const PetscScalar u[], PetscBool *same)
+{
+  PetscFunctionBegin;
+  *same = PETSC_TRUE;
+  if (s->toghost) {
+    for (PetscInt k = 0; k < s->nghost && *same; k++)
+      if (saved[s->ghost[k]] != u[s->ghost[k]]) *same = PETSC_FALSE;
+  } else
+    for (PetscInt i = 0; i < s->N && *same; i++)
+      if (saved[i] != u[i]) *same = PETSC_FALSE;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, same, 1, MPIU_BOOL, MPI_LAND, s->comm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverGhostsDestroy(TdSolver s)
+{
+  PetscFunctionBegin;
+  PetscCall(VecScatterDestroy(&s->toghost));
+  PetscCall(PetscFree(s->ghost));
+  PetscCall(PetscFree4(s->ghost_base, s->readable_element, s->ghost_faces, s->ghost_face_ring));
+  s->model->readable_element = NULL;
+  s->nghost = 0;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,87 @@
+"""Each rank receives only the unknowns its residual and Jacobian read (its ghost set,
+src/solver/state_ghosts.c), and the runs are those of one rank.
+
+Every multi-rank run here has -state_ghosts_check: the unknowns outside a rank's set are NaN in its
+iterate, and a residual entry written outside the set stops the run.  A rank that read an unknown
+it was not sent would therefore turn its residual NaN and the run would fail; the histories are
+compared with one rank's (which has no ghost sets) to the issue's 1e-8 (the slider-guide rig) or
+to parallel_consistency's 1e-6 (the other models: solver tolerance).
+
+1. The lubricated slider-guide case, 0-2 ms, on 2 ranks: the same histories as on 1 rank; each
+   rank's set is a strict part of the N unknowns, and together the ranks receive fewer entries
+   from other ranks than the whole-vector exchange (each rank all it does not own, (P-1) N in
+   all), as printed at the end of the run.
+2. The same with the film's pattern look-ahead off and no rings of faces around the film points
+   (-film_pattern_lookahead 0 -state_ghosts_rings 0): a film point that crosses onto a guide face
+   outside its rank's set makes every rank take the films' whole surfaces and assemble again (at
+   least one widening is printed), with the histories of one rank.
+3. Models with rank 0's parts: a clamped plate with a pin joint and point loads at both ends
+   (the parallel_consistency model; rank 0 adds the loads, also on elements of rank 1), the journal bearing (a JFO film between a rigid bushing and
+   the flexible journal, driven) and the slider-crank with a lubricated pin (a rigid-pair film between free
+   bodies), on 2 ranks, against 1 rank.
+"""
+import os
+import re
+import sys
+sys.path.insert(0, __file__.rsplit("/", 2)[0])
+import numpy as np
+import tdrun
+
+src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+case = os.path.join(src, "cases/slider_guide_lubricated.opts")
+checks = tdrun.Checks("State ghosts: each rank receives what it reads")
+os.chdir(src)  # the journal-bearing and slider-crank cases include their common files from the top
+
+
+def ghosts(proc):
+    """(N, [(from other ranks, read) per rank], sets made, widenings) from the end-of-run line."""
+    m = re.search(r"state ghosts \(from other ranks / read, of (\d+) unknowns\) per rank \[([^\]]*)\]; (\d+) sets made, (\d+) widened", proc.stdout)
+    if not m:
+        return None
+    ranks = [tuple(int(x) for x in pair.split("/")) for pair in m.group(2).split()]
+    return int(m.group(1)), ranks, int(m.group(3)), int(m.group(4))
+
+
+# 1. the rig, 0-2 ms (the film under load)
+rig = ["-options_file", case, "-t_final", "2e-3"]
+one, _ = tdrun.run(rig, name="rig_np1")
+two, proc = tdrun.run(rig + ["-state_ghosts_check"], nproc=2, name="rig_np2")
+tdrun.check_same_histories(checks, tdrun.rig_histories(one), tdrun.rig_histories(two), "2 ranks (ghost check) vs 1")
+g = ghosts(proc)
+checks.true("the run prints its ghost sets: %s" % (g,), g is not None)
+if g:
+    N, ranks, _, _ = g
+    checks.true("each rank reads a strict part of the %d unknowns: %s" % (N, [r for _, r in ranks]), all(r < N for _, r in ranks))
+    recv = sum(f for f, _ in ranks)
+    checks.true("entries received from other ranks per residual: %d < %d of the whole-vector exchange ((P-1) N)" % (recv, N), recv < N)
+
+# 2. the rig with film points crossing out of their ranks' sets
+narrow = rig + ["-film_pattern_lookahead", "0", "-state_ghosts_rings", "0"]
+one, _ = tdrun.run(narrow, name="narrow_np1")
+two, proc = tdrun.run(narrow + ["-state_ghosts_check"], nproc=2, name="narrow_np2")
+tdrun.check_same_histories(checks, tdrun.rig_histories(one), tdrun.rig_histories(two), "no rings, no look-ahead, 2 ranks vs 1")
+g = ghosts(proc)
+checks.true("film points left their ranks' sets and the sets were widened: %s" % (g and g[3],), g is not None and g[3] >= 1)
+
+# 3. rank 0's joints, loads and free bodies; films on cylinders and between free bodies
+plate = ["-bodies", "plate", "-plate_box", "0,0,0,0.2,0.04,0.01", "-plate_cells", "8,2,1",
+         "-plate_damping", "1e-5", "-plate_clamp", "xmin", "-gravity", "0,0,-9.81",
+         "-loads", "tap,tap0", "-tap_body", "plate", "-tap_point", "0.2,0.02,0.01", "-tap_force", "0,20,-50",
+         "-tap_profile", "halfsine", "-tap_duration", "1e-3",
+         "-tap0_body", "plate", "-tap0_point", "0.03,0.02,0.01", "-tap0_force", "0,-10,30",
+         "-tap0_profile", "halfsine", "-tap0_duration", "1e-3",
+         "-sensors", "end", "-end_body", "plate", "-end_point", "0.2,0.02,0",
+         "-joints", "pin", "-pin_body", "plate", "-pin_point", "0.15,0,0", "-pin_components", "z",
+         "-t_final", "2e-3", "-dt", "1e-4", "-snes_rtol", "1e-12"]
+models = (("plate", plate, ("/sensors/end/acceleration",)),
+          ("journal", ["-options_file", os.path.join(src, "cases/journal_bearing_rigid.opts"), "-t_final", "1e-3"], ("/films/film/pressure", "/films/film/load")),
+          ("crank", ["-options_file", os.path.join(src, "cases/slider_crank_film.opts"), "-t_final", "1e-3"], ("/films/C/pressure", "/films/C/load")))
+for name, args, datasets in models:
+    one, _ = tdrun.run(args, name=name + "_np1")
+    two, proc = tdrun.run(args + ["-state_ghosts_check"], nproc=2, name=name + "_np2")
+    checks.true("%s: the ghost sets are in use: %s" % (name, ghosts(proc)), ghosts(proc) is not None)
+    for ds in datasets:
+        a, b = tdrun.dataset(one, ds), tdrun.dataset(two, ds)
+        rel = np.max(np.abs(a - b)) / np.max(np.abs(a))
+        checks.true("%s: %s, 2 ranks (ghost check) vs 1: max rel. difference %.2e <= 1e-6" % (name, ds, rel), rel <= 1e-6)
+checks.finish()
