@@ -37,6 +37,7 @@ struct _p_TdSolver {
   PetscInt    *element_rank;      /* nelements */
   PetscInt    *to_petsc;          /* N */
   PetscInt     nowned, *owned;
+  PetscInt     own_lo, own_hi;    /* this rank's rows of U [own_lo, own_hi), PETSc's numbering */
   /* The entries of the iterate this rank reads and writes in a residual or Jacobian
      (state_ghosts.c): natural indices ghost[0..nghost), ascending, ghost_recv of them owned by
      other ranks; toghost brings them from U into Useq (NULL: one rank, or -state_ghosts false,

@@ -221,12 +221,15 @@ static PetscErrorCode GatherHits(TdSolver s, const TdFilm *f, PetscBool nodes, P
 }
 
 /* An array of n cavitation branches (the rows' active flags at the factorisation) as integers */
-static PetscErrorCode PutBranches(TdOutput out, const char name[], PetscInt n, const PetscBool b[])
+/* The branches b of n cavitation rows, row[i] the natural unknown of row i: each known to the
+   rank that owns the row (solver.c), gathered to rank 0, which writes them. */
+static PetscErrorCode PutBranches(TdSolver s, TdOutput out, const char name[], PetscInt n, const PetscInt row[], const PetscBool b[])
 {
   PetscInt64 *v;
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(PetscMax(n, 1), &v));
-  for (PetscInt i = 0; i < n; i++) v[i] = b[i];
+  for (PetscInt i = 0; i < n; i++) v[i] = TdSolverRowMine(s, row[i]) ? b[i] : 0; /* 0, 1, or 2 (neither) */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, (PetscMPIInt)n, MPIU_INT64, MPI_MAX, s->comm));
   PetscCall(TdOutputCheckpointPutInt(out, name, n, v));
   PetscCall(PetscFree(v));
   PetscFunctionReturn(0);
@@ -369,10 +372,17 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     }
   }
   /* the JFO rows' branches at the factorisation: a branch that changes calls for a new one */
-  if (s->njfo) PetscCall(PutBranches(out, "jfo_active_pc", s->njfo, s->jfo_active_pc));
+  if (s->njfo) PetscCall(PutBranches(s, out, "jfo_active_pc", s->njfo, s->jfo_theta, s->jfo_active_pc));
   /* the Swift-Stieber rows' branches at the factorisation: the film stage runs once they change
      (FilmStageDecide, solver.c) */
-  if (s->ncp_active_pc) PetscCall(PutBranches(out, "ncp_active_pc", s->model->row_offset - s->model->nfree, &s->ncp_active_pc[s->model->nfree]));
+  if (s->ncp_active_pc) {
+    const PetscInt nf = s->model->row_offset - s->model->nfree;
+    PetscInt      *rows;
+    PetscCall(PetscMalloc1(PetscMax(nf, 1), &rows));
+    for (PetscInt i = 0; i < nf; i++) rows[i] = s->model->nfree + i;
+    PetscCall(PutBranches(s, out, "ncp_active_pc", nf, rows, &s->ncp_active_pc[s->model->nfree]));
+    PetscCall(PetscFree(rows));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -94,9 +94,11 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
     PetscInt  *ci, *cj, k = 0;
     PetscBool  seqaij;
     PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
+    /* the cavitation rows' entries: each film row's by the rank that owns it */
+    for (PetscInt i = 0; i < s->nncp; i++) nc += TdSolverRowMine(s, s->ncp_rows[i]);
+    for (PetscInt i = 0; i < s->njfo; i++) nc += 2 * TdSolverRowMine(s, s->jfo_theta[i]);
     if (rank == 0) {
       for (PetscInt r = 0; r < model->nrows; r++) nc += 2 * model->rows[r].nterms + 1;
-      nc += s->nncp + 2 * s->njfo;
       nc += (PetscInt)LoadEntries(model);
       for (PetscInt b = 0; b < model->nbodies; b++) nc += model->bodies[b].type == TD_BODY_FREE ? 144 : 0;
       for (PetscInt r = 0; r < model->nrows; r++) nc += (PetscInt)TdRowHessianEntries(&model->rows[r]);
@@ -133,13 +135,19 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       }
       k += (PetscInt)nfc;
     }
-    if (rank == 0) {
-      for (PetscInt i = 0; i < s->nncp; i++, k++) ci[k] = cj[k] = s->ncp_rows[i];
-      for (PetscInt i = 0; i < s->njfo; i++, k += 2) {
+    for (PetscInt i = 0; i < s->nncp; i++)
+      if (TdSolverRowMine(s, s->ncp_rows[i])) {
+        ci[k] = cj[k] = s->ncp_rows[i];
+        k++;
+      }
+    for (PetscInt i = 0; i < s->njfo; i++)
+      if (TdSolverRowMine(s, s->jfo_theta[i])) {
         ci[k] = ci[k + 1] = s->jfo_theta[i];
         cj[k]             = s->jfo_p[i];
         cj[k + 1]         = s->jfo_theta[i];
+        k += 2;
       }
+    if (rank == 0) {
       for (PetscInt r = 0; r < model->nrows; r++) {
         const TdConstraintRow *row = &model->rows[r];
         for (PetscInt t = 0; t < row->nterms; t++, k += 2) {
@@ -439,6 +447,7 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
   for (PetscInt e = 0, k = 0; e < ne; e++)
     if (s->element_rank[e] == rank) s->elem_local[k++] = e;
   PetscCall(VecCreateMPI(s->comm, s->nowned, s->N, &s->U));
+  PetscCall(VecGetOwnershipRange(s->U, &s->own_lo, &s->own_hi));
   PetscCall(VecDuplicate(s->U, &s->R));
   PetscCall(VecDuplicate(s->U, &s->U0));
   PetscCall(VecDuplicate(s->U, &s->Uguess));
@@ -1290,22 +1299,28 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
         /* JFO: min((p - p_cav)/p_ref, 1 - theta) on the film fractions' rows (F18); the central-
            difference check keeps the active set of the Jacobian it checks */
         for (PetscInt i = 0; i < s->njfo; i++) {
-          const PetscReal a = PetscRealPart(u[s->jfo_p[i]]) - s->jfo_shift[i], b = 1 - PetscRealPart(u[s->jfo_theta[i]]);
+          PetscReal a, b;
+          if (!TdSolverRowMine(s, s->jfo_theta[i])) continue;
+          a                  = PetscRealPart(u[s->jfo_p[i]]) - s->jfo_shift[i];
+          b                  = 1 - PetscRealPart(u[s->jfo_theta[i]]);
           r[s->jfo_theta[i]] = s->in_test ? (s->jfo_active[i] ? a : b) : PetscMin(a, b);
         }
       }
       if (ok && s->ncp) {
         /* Swift-Stieber: min(p - p_cav, F) on cavitating rows (formulation §2); the central-
            difference check keeps the active set of the Jacobian it checks */
-        for (PetscInt k = 0; k < s->N; k++) {
+        for (PetscInt i = 0; i < s->nncp; i++) {
+          const PetscInt  k = s->ncp_rows[i];
           const PetscReal x = PetscRealPart(u[k]) - s->ncp_shift[k];
-          if (s->ncp_shift[k] == PETSC_NINFINITY) continue;
+          if (!TdSolverRowMine(s, k)) continue;
           if (s->in_test ? s->ncp_active[k] : x < PetscRealPart(r[k])) r[k] = x;
         }
       }
-      /* the reverse scatter adds the ranks' rows: the film rows count once, from rank 0 */
-      if (rank != 0)
-        for (PetscInt k = m->nfree; k < m->row_offset; k++) r[k] = 0;
+      /* the reverse scatter adds the ranks' rows: each film row counts once, from the rank that
+         owns it, which formed its cavitation branch above (its unknowns are in that rank's ghost
+         set; the other film unknowns need not be) */
+      for (PetscInt k = m->nfree; k < m->row_offset; k++)
+        if (!TdSolverRowMine(s, k)) r[k] = 0;
     }
     /* constraints: Phi_q^T lambda and the scaled rows, on rank 0 */
     TdJointsUpdate(m, t1);
@@ -1433,11 +1448,18 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
    with) and cost its factorisation per Jacobian and a solve per iteration (64.6-65.0 s against
    70.8-71.2 s).  A fresh factorisation needs no stage. */
 /* The JFO rows that changed branch since the last factorisation */
-static PetscInt JfoRowsChanged(TdSolver s)
+/* The JFO rows (and with ncp the Swift-Stieber rows) whose branch changed since the last
+   factorisation, over all ranks: each rank counts the rows it owns, the only ones whose branch
+   it knows (collective). */
+static PetscErrorCode FilmRowsChanged(TdSolver s, PetscBool ncp, PetscInt *changed)
 {
-  PetscInt changed = 0;
-  for (PetscInt i = 0; i < s->njfo; i++) changed += s->jfo_active[i] != s->jfo_active_pc[i];
-  return changed;
+  PetscFunctionBegin;
+  *changed = 0;
+  for (PetscInt i = 0; i < s->njfo; i++) *changed += TdSolverRowMine(s, s->jfo_theta[i]) && s->jfo_active[i] != s->jfo_active_pc[i];
+  if (ncp && s->ncp_active)
+    for (PetscInt i = 0; i < s->nncp; i++) *changed += TdSolverRowMine(s, s->ncp_rows[i]) && s->ncp_active[s->ncp_rows[i]] != s->ncp_active_pc[s->ncp_rows[i]];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, changed, 1, MPIU_INT, MPI_SUM, s->comm));
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
@@ -1448,9 +1470,7 @@ static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
   if (!s->film_correction) PetscFunctionReturn(0);
   if (s->film_stage_rows < 0 || !s->pc_reuse_ok) s->film_stage_on = PETSC_TRUE;
   else if (reuse) {
-    changed = JfoRowsChanged(s);
-    if (s->ncp_active)
-      for (PetscInt i = s->model->nfree; i < s->model->row_offset; i++) changed += s->ncp_active[i] != s->ncp_active_pc[i];
+    PetscCall(FilmRowsChanged(s, PETSC_TRUE, &changed));
     s->film_stage_on = changed > s->film_stage_rows ? PETSC_TRUE : PETSC_FALSE;
   }
   if (s->film_stage_on) PetscCall(TdSolverFilmCorrectionUpdate(s, P));
@@ -1571,9 +1591,12 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
       else if (s->ncp) {
         /* rows on the cavitation bound become unit rows: d(p - p_cav)/dp (formulation §2); the
-           film rows are whole on every rank, so every rank finds the same active set */
-        for (PetscInt i = 0; i < s->N; i++)
-          if (s->ncp_shift[i] > PETSC_NINFINITY) s->ncp_active[i] = PetscRealPart(u[i]) - s->ncp_shift[i] < PetscRealPart(s->film_r[i]) ? PETSC_TRUE : PETSC_FALSE;
+           film rows are whole on every rank, so every rank that holds a row's unknown (its owner,
+           the ranks of its quads) finds the same branch; the others' are not used */
+        for (PetscInt i = 0; i < s->nncp; i++) {
+          const PetscInt k = s->ncp_rows[i];
+          s->ncp_active[k] = PetscRealPart(u[k]) - s->ncp_shift[k] < PetscRealPart(s->film_r[k]) ? PETSC_TRUE : PETSC_FALSE;
+        }
         for (PetscCount i = 0; i < s->nfilm_coo; i++) {
           const PetscInt row = s->film_coo_rows[i];
           if (row >= 0 && s->ncp_active[row]) s->coo_v[k + i] = 0;
@@ -1582,13 +1605,17 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscCall(VecRestoreArrayRead(s->Useq, &u));
     }
     k += s->nfilm_coo;
-    if (rank == 0) {
-      for (PetscInt i = 0; i < s->nncp; i++) s->coo_v[k++] = ok && s->ncp && s->ncp_active[s->ncp_rows[i]] ? 1 : 0;
-      for (PetscInt i = 0; i < s->njfo; i++, k += 2) {
+    /* the cavitation rows this rank owns (BuildJacobian) */
+    for (PetscInt i = 0; i < s->nncp; i++)
+      if (TdSolverRowMine(s, s->ncp_rows[i])) s->coo_v[k++] = ok && s->ncp && s->ncp_active[s->ncp_rows[i]] ? 1 : 0;
+    for (PetscInt i = 0; i < s->njfo; i++)
+      if (TdSolverRowMine(s, s->jfo_theta[i])) {
         /* min((p - p_cav)/p_ref, 1 - theta): the derivative of its smaller branch (F18) */
         s->coo_v[k]     = s->jfo_active[i] ? 1 : 0;
         s->coo_v[k + 1] = s->jfo_active[i] ? 0 : -1;
+        k += 2;
       }
+    if (rank == 0) {
       TdJointsUpdate(m, StepTime(s));
       for (PetscInt c = 0; c < m->nrows; c++) {
         const TdConstraintRow *row = &m->rows[c];
@@ -1713,7 +1740,9 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
            row, a rank-one change the Krylov method absorbs in about one iteration: beyond
            -jfo_refactor_rows of them, factor anew (the film-block correction absorbs them
            instead) */
-        if (JfoRowsChanged(s) > s->jfo_refactor_rows) reuse = PETSC_FALSE;
+        PetscInt changed;
+        PetscCall(FilmRowsChanged(s, PETSC_FALSE, &changed));
+        if (changed > s->jfo_refactor_rows) reuse = PETSC_FALSE;
       }
     }
     s->restored_ksp = PETSC_FALSE;
@@ -2301,7 +2330,7 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   if (s->njfo) {
     /* the film fractions at the start of the step, for their time term (F18) */
     const PetscScalar *u;
-    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_FALSE)); /* every film unknown is in every ghost set */
+    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_FALSE)); /* the fractions of this rank's quads, the only ones it uses */
     PetscCall(VecGetArrayRead(s->Useq, &u));
     TdFilmsStepStart(m, u);
     PetscCall(VecRestoreArrayRead(s->Useq, &u));

@@ -6,6 +6,12 @@
 /* The Jacobian's COO pattern from the model's coupling pattern (a new pattern drops the
    factorisation). */
 PetscErrorCode TdSolverBuildJacobian(TdSolver s);
+/* Whether natural unknown i is a row of U this rank owns (it forms the cavitation branch of a
+   film row it owns: solver.c) */
+static inline PetscBool TdSolverRowMine(TdSolver s, PetscInt i)
+{
+  return s->to_petsc[i] >= s->own_lo && s->to_petsc[i] < s->own_hi ? PETSC_TRUE : PETSC_FALSE;
+}
 /* state_ghosts.c: each rank's ghost set from its pattern (natural numbering), the residual back
    from it (TdSolverIterateScatter, TdSolverSameIterate: solver.h) */
 PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt ci[], const PetscInt cj[]);

@@ -3,22 +3,27 @@
   the iterate and of the residual that follow from it.
 
   A rank reads, in a residual or a Jacobian, only the unknowns of what it assembles: the
-  coordinates of its elements, the faces its film quads can meet, the film's pressures (every
-  rank forms the cavitation rows of the whole film, TdSolverFilmsAssemble), and on rank 0 those
-  of the joints, loads and free bodies.  It writes residual entries only there too.  So the
-  iterate goes to each rank's ghost set alone (the forward scatter), and the residual comes back
-  from it alone (the reverse scatter, adding): each rank sends and receives the entries it
-  shares with others, not the whole vector.  The entries of Useq outside the set hold an older
-  iterate; whatever needs the whole state (the step's end, the output, checkpoints) asks for it
-  (TdSolverIterateScatter with whole).
+  coordinates of its elements, the faces its film quads' points meet and the pressures (and
+  film fractions) of those quads' nodes, the unknowns of the film rows it owns (it forms their
+  cavitation branches, solver.c), and on rank 0 those of the joints, loads and free bodies.  It
+  writes residual entries only there too.  So the iterate goes to each rank's ghost set alone
+  (the forward scatter), and the residual comes back from it alone (the reverse scatter,
+  adding): each rank sends and receives the entries it shares with others, not the whole
+  vector.  The entries of Useq outside the set hold an older iterate; whatever needs the whole
+  state (the step's end, the output, checkpoints) asks for it (TdSolverIterateScatter with
+  whole).
 
   The set is every row and column of the rank's Jacobian pattern (its elements' blocks, its
-  quads' coupling blocks, rank 0's joints, loads and free bodies), in the natural numbering, and
-  besides: every film unknown, all coordinates of the elements under the ANCF surfaces of a film
-  with quads on this rank (a film point's search may try any face of its surfaces: the last face
-  hit, its neighbours, then a scan of the faces near the line), the free bodies of its cylinder
-  surfaces, and rank 0's dead point loads (rows without Jacobian entries).  It is built with each
-  Jacobian pattern (TdSolverBuildJacobian).
+  quads' film and coupling blocks, the cavitation rows it owns, rank 0's joints, loads and free
+  bodies), in the natural numbering, and besides: the unknowns it owns (its own part of U: no
+  exchange), the whole elements of the faces in its film coupling pattern, the free bodies of its
+  films' cylinder surfaces, rank 0's dead point loads (rows without Jacobian entries), and the
+  faces its quads' points hit last with -state_ghosts_rings rings of faces around them (a point's
+  next search starts at its last face, then tries the faces around it).  It is made with each
+  Jacobian pattern (TdSolverBuildJacobian) and again at a step's start when the points have
+  moved onto other faces.  A film point whose search comes to a face outside the set gives up
+  (model.h's readable_element); every rank then takes the films' whole surfaces and assembles
+  again (TdSolverResidual, TdSolverJacobian), until the next step.
 
   -state_ghosts_check fills the entries outside the set with NaN before every residual and
   Jacobian, and stops if a residual entry outside it is nonzero: whatever reads or writes
@@ -82,7 +87,12 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
     MarkElement(s, mark, (PetscInt)(m->coupling_qq[c] >> 32) / 8);
     MarkElement(s, mark, (PetscInt)(m->coupling_qq[c] & 0xffffffff) / 8);
   }
-  for (PetscInt i = m->nfree; i < m->row_offset; i++) mark[i] = 1;
+  /* the unknowns it owns (no exchange: they are its own part of U), and the pressure beside each
+     film fraction it owns (its row min(p - p_cav, 1 - theta), F18); the film's other unknowns
+     only where its quads are (in the pattern) */
+  for (PetscInt k = 0; k < s->nowned; k++) mark[s->owned[k]] = 1;
+  for (PetscInt i = 0; i < s->njfo; i++)
+    if (TdSolverRowMine(s, s->jfo_theta[i])) mark[s->jfo_p[i]] = 1;
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     const TdFilm *f = &m->films[fi];
     if (f->quad_end <= f->quad_start) continue;
