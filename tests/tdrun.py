@@ -11,6 +11,16 @@ import numpy as np
 EXE = os.environ.get("TRIBODYN_EXE", "tribodyn")
 MPIEXEC = os.environ.get("TRIBODYN_MPIEXEC", "mpiexec")
 
+# A clamped ANCF plate (8 x 2 x 1 cells, damped, under gravity) struck at its free end by a
+# half-sine point load, with a pin joint (z) at x = 0.15 and a sensor "end" at the struck end: the
+# multi-rank tests' model with rank 0's parts (a load and a joint); add -t_final, -dt, sensors.
+PLATE_PIN_TAP = ["-bodies", "plate", "-plate_box", "0,0,0,0.2,0.04,0.01", "-plate_cells", "8,2,1",
+                 "-plate_damping", "1e-5", "-plate_clamp", "xmin", "-gravity", "0,0,-9.81",
+                 "-tap_body", "plate", "-tap_point", "0.2,0.02,0.01", "-tap_force", "0,20,-50",
+                 "-tap_profile", "halfsine", "-tap_duration", "1e-3",
+                 "-end_body", "plate", "-end_point", "0.2,0.02,0",
+                 "-joints", "pin", "-pin_body", "plate", "-pin_point", "0.15,0,0", "-pin_components", "z"]
+
 
 _workdirs = []
 

@@ -405,7 +405,7 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
   s->partition = size > 1 ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(TdOptionsBool(NULL, "partition", "on several ranks (the default there; one rank has nothing to divide), divide the elements by a graph partitioner (PT-Scotch through MatPartitioning; -partition_mat_partitioning_type chooses another) and number the unknowns rank after rank, so that each rank owns the rows of its elements and film quads; false: contiguous slices of the elements and of the natural numbering", s->partition, &s->partition, NULL));
   s->state_ghosts = PETSC_TRUE;
-  PetscCall(TdOptionsBool(NULL, "state_ghosts", "on several ranks, send each rank only the unknowns its residual and Jacobian read (its elements', its film quads' surfaces', the film's, rank 0's joints and loads; state_ghosts.c), and the residual back from those alone; false: the whole iterate to every rank and back", s->state_ghosts, &s->state_ghosts, NULL));
+  PetscCall(TdOptionsBool(NULL, "state_ghosts", "on several ranks, send each rank only the unknowns its residual and Jacobian read (its elements', the faces around its film quads' points, its quads' and film rows' unknowns, rank 0's joints and loads; state_ghosts.c), and the residual back from those alone; false: the whole iterate to every rank and back", s->state_ghosts, &s->state_ghosts, NULL));
   s->ghost_rings = 1;
   PetscCall(TdOptionsInt(NULL, "state_ghosts_rings", "with -state_ghosts: the rings of faces around each film point's last face that its rank receives; a point that goes beyond makes every rank take the films' whole surfaces until the next step (0: the last faces alone)", s->ghost_rings, &s->ghost_rings, NULL));
   PetscCheck(s->ghost_rings >= 0 && s->ghost_rings < 100, s->comm, PETSC_ERR_USER_INPUT, "-state_ghosts_rings %" PetscInt_FMT ": give a number of rings from 0 to 99", s->ghost_rings);
@@ -1447,7 +1447,6 @@ PetscErrorCode TdSolverResidual(SNES snes, Vec U, Vec R, void *ctx)
    (finest level, settled, 100-106 ms on 2 ranks: 237 Krylov iterations without it, 240-241
    with) and cost its factorisation per Jacobian and a solve per iteration (64.6-65.0 s against
    70.8-71.2 s).  A fresh factorisation needs no stage. */
-/* The JFO rows that changed branch since the last factorisation */
 /* The JFO rows (and with ncp the Swift-Stieber rows) whose branch changed since the last
    factorisation, over all ranks: each rank counts the rows it owns, the only ones whose branch
    it knows (collective). */

@@ -5,14 +5,8 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import numpy as np
 import tdrun
 
-args = ["-bodies", "plate", "-plate_box", "0,0,0,0.2,0.04,0.01", "-plate_cells", "8,2,1",
-        "-plate_damping", "1e-5", "-plate_clamp", "xmin", "-gravity", "0,0,-9.81",
-        "-loads", "tap", "-tap_body", "plate", "-tap_point", "0.2,0.02,0.01", "-tap_force", "0,20,-50",
-        "-tap_profile", "halfsine", "-tap_duration", "1e-3",
-        "-sensors", "end,mid", "-end_body", "plate", "-end_point", "0.2,0.02,0",
-        "-mid_body", "plate", "-mid_point", "0.1,0.04,0.005",
-        "-joints", "pin", "-pin_body", "plate", "-pin_point", "0.15,0,0", "-pin_components", "z",
-        "-t_final", "4e-3", "-dt", "1e-4", "-snes_rtol", "1e-12"]
+args = tdrun.PLATE_PIN_TAP + ["-loads", "tap", "-sensors", "end,mid", "-mid_body", "plate", "-mid_point", "0.1,0.04,0.005",
+                              "-t_final", "4e-3", "-dt", "1e-4", "-snes_rtol", "1e-12"]
 checks = tdrun.Checks("Same histories with 1/2 ranks and 1/2 threads")
 runs = {}
 for nproc, threads in ((1, 1), (2, 1), (1, 2), (2, 2)):

@@ -64,15 +64,10 @@ g = ghosts(proc)
 checks.true("film points left their ranks' sets and the sets were widened: %s" % (g and g[3],), g is not None and g[3] >= 1)
 
 # 3. rank 0's joints, loads and free bodies; films on cylinders and between free bodies
-plate = ["-bodies", "plate", "-plate_box", "0,0,0,0.2,0.04,0.01", "-plate_cells", "8,2,1",
-         "-plate_damping", "1e-5", "-plate_clamp", "xmin", "-gravity", "0,0,-9.81",
-         "-loads", "tap,tap0", "-tap_body", "plate", "-tap_point", "0.2,0.02,0.01", "-tap_force", "0,20,-50",
-         "-tap_profile", "halfsine", "-tap_duration", "1e-3",
-         "-tap0_body", "plate", "-tap0_point", "0.03,0.02,0.01", "-tap0_force", "0,-10,30",
-         "-tap0_profile", "halfsine", "-tap0_duration", "1e-3",
-         "-sensors", "end", "-end_body", "plate", "-end_point", "0.2,0.02,0",
-         "-joints", "pin", "-pin_body", "plate", "-pin_point", "0.15,0,0", "-pin_components", "z",
-         "-t_final", "2e-3", "-dt", "1e-4", "-snes_rtol", "1e-12"]
+plate = tdrun.PLATE_PIN_TAP + ["-loads", "tap,tap0", "-sensors", "end",
+                               "-tap0_body", "plate", "-tap0_point", "0.03,0.02,0.01", "-tap0_force", "0,-10,30",
+                               "-tap0_profile", "halfsine", "-tap0_duration", "1e-3",
+                               "-t_final", "2e-3", "-dt", "1e-4", "-snes_rtol", "1e-12"]
 models = (("plate", plate, ("/sensors/end/acceleration",)),
           ("journal", ["-options_file", os.path.join(src, "cases/journal_bearing_rigid.opts"), "-t_final", "1e-3"], ("/films/film/pressure", "/films/film/load")),
           ("crank", ["-options_file", os.path.join(src, "cases/slider_crank_film.opts"), "-t_final", "1e-3"], ("/films/C/pressure", "/films/C/load")))
