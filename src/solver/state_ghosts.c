@@ -213,13 +213,17 @@ PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole)
   const PetscBool ghosts = s->toghost && !whole ? PETSC_TRUE : PETSC_FALSE;
   PetscObjectId   id;
   PetscObjectState ustate, sstate;
+  PetscBool        held;
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)U, &id));
   PetscCall(PetscObjectStateGet((PetscObject)U, &ustate));
   PetscCall(PetscObjectStateGet((PetscObject)s->Useq, &sstate));
   /* Useq already holds this state of U (a Jacobian at its residual's iterate; the output after
-     the step's end): no exchange.  Not under the check, whose NaNs must be written anew. */
-  if (!s->ghost_check && s->useq_from == id && s->useq_from_state == ustate && s->useq_state == sstate && (s->useq_whole || !whole)) {
+     the step's end): no exchange.  Not under the check, whose NaNs must be written anew.  The
+     scatter is collective, so all ranks decide together (a state is counted per rank). */
+  held = !s->ghost_check && s->useq_from == id && s->useq_from_state == ustate && s->useq_state == sstate && (s->useq_whole || !whole) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPIU_BOOL, MPI_LAND, s->comm));
+  if (held) {
     s->model->readable_element = s->useq_whole ? NULL : s->readable_element;
     PetscFunctionReturn(0);
   }
