@@ -220,9 +220,9 @@ static PetscErrorCode GatherHits(TdSolver s, const TdFilm *f, PetscBool nodes, P
   PetscFunctionReturn(0);
 }
 
-/* An array of n cavitation branches (the rows' active flags at the factorisation) as integers */
-/* The branches b of n cavitation rows, row[i] the natural unknown of row i: each known to the
-   rank that owns the row (solver.c), gathered to rank 0, which writes them. */
+/* The branches b of n cavitation rows (their active flags at the factorisation) as integers,
+   row[i] the natural unknown of row i: each known to the rank that owns the row (solver.c),
+   gathered to rank 0, which writes them. */
 static PetscErrorCode PutBranches(TdSolver s, TdOutput out, const char name[], PetscInt n, const PetscInt row[], const PetscBool b[])
 {
   PetscInt64 *v;
