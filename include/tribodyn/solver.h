@@ -47,8 +47,6 @@ struct _p_TdSolver {
   PetscInt         nghost, *ghost, ghost_recv;
   char            *ghost_base;       /* N: the set's fixed part (the pattern's rows and columns, ...) */
   char            *readable_element; /* nelements: all its unknowns in the set (model.h) */
-  char            *ghost_faces;      /* nelements: work (the elements under the films' points) */
-  char            *ghost_face_ring;  /* faces of a film surface: work (0, or 1 + the ring) */
   PetscInt         ghost_rings;      /* -state_ghosts_rings: faces around the films' points */
   PetscInt         ghost_updates, ghost_widenings; /* new sets made; of them, films' whole surfaces */
   VecScatter       toghost;

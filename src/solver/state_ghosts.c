@@ -65,15 +65,7 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   if (size == 1 || !s->state_ghosts) PetscFunctionReturn(0);
-  if (!s->ghost_base) {
-    PetscInt nfaces = 1;
-    for (PetscInt fi = 0; fi < m->nfilms; fi++)
-      for (PetscInt a = 0; a < 2; a++) {
-        const TdFilmSurface *surf = a ? &m->films[fi].base : &m->films[fi].wall;
-        if (surf->kind == TD_FACE_ANCF) nfaces = PetscMax(nfaces, ((const TdMeshSet *)surf->set)->nfaces);
-      }
-    PetscCall(PetscMalloc4(s->N, &s->ghost_base, PetscMax(m->nelements, 1), &s->readable_element, PetscMax(m->nelements, 1), &s->ghost_faces, nfaces, &s->ghost_face_ring));
-  }
+  if (!s->ghost_base) PetscCall(PetscMalloc2(s->N, &s->ghost_base, PetscMax(m->nelements, 1), &s->readable_element));
   mark = s->ghost_base;
   PetscCall(PetscArrayzero(mark, s->N));
   for (PetscCount k = 0; k < ncoo; k++) {
@@ -119,7 +111,7 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
 PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
 {
   TdModel     m = s->model;
-  char       *mark;
+  char       *mark, *near, *ring;
   PetscBool   changed = PETSC_FALSE;
   IS          from, to;
   PetscInt   *petsc_index, lo, hi, nrecv = 0, n = 0;
@@ -127,9 +119,9 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   if (!s->ghost_base) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(s->N, &mark));
   PetscCall(PetscArraycpy(mark, s->ghost_base, s->N));
-  /* the faces' elements first (a quad's points and their neighbours mostly share a few), then
-     their unknowns */
-  PetscCall(PetscArrayzero(s->ghost_faces, m->nelements));
+  /* the faces' elements first (near; a quad's points and their neighbours mostly share a few),
+     then their unknowns */
+  PetscCall(PetscCalloc1(PetscMax(m->nelements, 1), &near));
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     const TdFilm *f = &m->films[fi];
     for (PetscInt a = 0; a < 2; a++) {
@@ -141,26 +133,28 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
         MarkSurface(s, mark, surf);
         continue;
       }
-      /* faces of the set: 1 hit, then 2, 3, ... for the rings around them */
-      PetscCall(PetscArrayzero(s->ghost_face_ring, set->nfaces));
+      /* faces of the set (ring): 1 hit, then 2, 3, ... for the rings around them */
+      PetscCall(PetscCalloc1(set->nfaces, &ring));
       for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++)
         for (PetscInt gp = 0; gp < 4; gp++) {
           const PetscInt face = f->hits[8 * qd + 4 * a + gp].face;
-          if (face >= 0) s->ghost_face_ring[face] = 1;
+          if (face >= 0) ring[face] = 1;
         }
-      for (PetscInt ring = 1; ring <= s->ghost_rings && surf->neighbours; ring++)
+      for (PetscInt r = 1; r <= s->ghost_rings && surf->neighbours; r++)
         for (PetscInt fc = 0; fc < set->nfaces; fc++)
-          if (s->ghost_face_ring[fc] == ring)
+          if (ring[fc] == r)
             for (PetscInt k = 0; k < TD_FACE_NEIGHBOURS; k++) {
               const PetscInt nb = surf->neighbours[TD_FACE_NEIGHBOURS * fc + k];
-              if (nb >= 0 && !s->ghost_face_ring[nb]) s->ghost_face_ring[nb] = (char)(ring + 1);
+              if (nb >= 0 && !ring[nb]) ring[nb] = (char)(r + 1);
             }
       for (PetscInt fc = 0; fc < set->nfaces; fc++)
-        if (s->ghost_face_ring[fc]) s->ghost_faces[body->element_offset + set->faces[fc].cell] = 1;
+        if (ring[fc]) near[body->element_offset + set->faces[fc].cell] = 1;
+      PetscCall(PetscFree(ring));
     }
   }
   for (PetscInt e = 0; e < m->nelements; e++)
-    if (s->ghost_faces[e]) MarkElement(s, mark, e);
+    if (near[e]) MarkElement(s, mark, e);
+  PetscCall(PetscFree(near));
   for (PetscInt i = 0; i < s->N; i++) n += mark[i];
   if (n != s->nghost || !s->toghost) changed = PETSC_TRUE;
   else
@@ -223,27 +217,26 @@ PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole)
      scatter is collective, so all ranks decide together (a state is counted per rank). */
   held = !s->ghost_check && s->useq_from == id && s->useq_from_state == ustate && s->useq_state == sstate && (s->useq_whole || !whole) ? PETSC_TRUE : PETSC_FALSE;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPIU_BOOL, MPI_LAND, s->comm));
-  if (held) {
-    s->model->readable_element = s->useq_whole ? NULL : s->readable_element;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(VecScatterBegin(ghosts ? s->toghost : s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(ghosts ? s->toghost : s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
-  if (ghosts && s->ghost_check) {
-    PetscScalar *u;
-    PetscInt     k = 0;
-    PetscCall(VecGetArray(s->Useq, &u));
-    for (PetscInt i = 0; i < s->N; i++) {
-      if (k < s->nghost && s->ghost[k] == i) k++;
-      else u[i] = NAN;
+  if (!held) {
+    PetscCall(VecScatterBegin(ghosts ? s->toghost : s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(ghosts ? s->toghost : s->toall, U, s->Useq, INSERT_VALUES, SCATTER_FORWARD));
+    if (ghosts && s->ghost_check) {
+      PetscScalar *u;
+      PetscInt     k = 0;
+      PetscCall(VecGetArray(s->Useq, &u));
+      for (PetscInt i = 0; i < s->N; i++) {
+        if (k < s->nghost && s->ghost[k] == i) k++;
+        else u[i] = NAN;
+      }
+      PetscCall(VecRestoreArray(s->Useq, &u));
     }
-    PetscCall(VecRestoreArray(s->Useq, &u));
+    s->useq_from       = id;
+    s->useq_from_state = ustate;
+    s->useq_whole      = !ghosts;
+    PetscCall(PetscObjectStateGet((PetscObject)s->Useq, &s->useq_state));
   }
-  s->useq_from       = id;
-  s->useq_from_state = ustate;
-  s->useq_whole      = !ghosts;
-  s->model->readable_element = ghosts ? s->readable_element : NULL;
-  PetscCall(PetscObjectStateGet((PetscObject)s->Useq, &s->useq_state));
+  /* the films may read only the elements whose unknowns Useq holds up to date */
+  s->model->readable_element = s->useq_whole ? NULL : s->readable_element;
   PetscFunctionReturn(0);
 }
 
@@ -291,7 +284,7 @@ PetscErrorCode TdSolverGhostsDestroy(TdSolver s)
   PetscFunctionBegin;
   PetscCall(VecScatterDestroy(&s->toghost));
   PetscCall(PetscFree(s->ghost));
-  PetscCall(PetscFree4(s->ghost_base, s->readable_element, s->ghost_faces, s->ghost_face_ring));
+  PetscCall(PetscFree2(s->ghost_base, s->readable_element));
   s->model->readable_element = NULL;
   s->nghost = 0;
   PetscFunctionReturn(0);
