@@ -12,6 +12,8 @@
       takes no more than 2 iterations more than with the double-precision MUMPS factor;
     - new values on the same pattern refactor, and a new pattern is analysed afresh;
     - a singular matrix makes the PC fail (the solve reports divergence) instead of stopping.
+  On several ranks the same checks run on a MATMPIAIJ matrix (each rank its rows: MUMPS's
+  distributed input), the double reference being MUMPS's double LU.
 */
 #include <tribodyn/mumps_single.h>
 #include <petscksp.h>
@@ -24,9 +26,10 @@
    of every value, deterministic in (i, j) */
 static PetscErrorCode Assemble(PetscInt m, PetscBool extra, PetscReal perturb, Mat A)
 {
-  const PetscInt n = m * m;
+  PetscInt rstart, rend;
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < n; i++) {
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
     const PetscInt  x = i % m, y = i / m;
     const PetscReal scale = PetscPowReal(10.0, -3.0 + 12.0 * (PetscReal)(i % 7) / 6.0);
     PetscInt        cols[6], nc = 0;
@@ -37,7 +40,7 @@ static PetscErrorCode Assemble(PetscInt m, PetscBool extra, PetscReal perturb, M
     if (x < m - 1) { cols[nc] = i + 1; vals[nc++] = -1.0; }
     if (y > 0) { cols[nc] = i - m; vals[nc++] = -1.0; }
     if (y < m - 1) { cols[nc] = i + m; vals[nc++] = -1.0; }
-    if (extra && i + 2 * m + 1 < n) { cols[nc] = i + 2 * m + 1; vals[nc++] = 0.5; }
+    if (extra && i + 2 * m + 1 < m * m) { cols[nc] = i + 2 * m + 1; vals[nc++] = 0.5; }
     for (PetscInt k = 0; k < nc; k++) vals[k] *= scale * (1.0 + perturb * PetscSinReal(1.0 + 0.37 * i + 0.11 * cols[k]));
     PetscCall(MatSetValues(A, 1, &i, nc, cols, vals, INSERT_VALUES));
   }
@@ -49,7 +52,7 @@ static PetscErrorCode Assemble(PetscInt m, PetscBool extra, PetscReal perturb, M
 static PetscErrorCode CreateMatrix(PetscInt m, PetscBool extra, PetscReal perturb, Mat *A)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m * m, m * m, 6, NULL, A));
+  PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, m * m, m * m, 6, NULL, 6, NULL, A));
   PetscCall(Assemble(m, extra, perturb, *A));
   PetscFunctionReturn(0);
 }
@@ -72,7 +75,7 @@ static PetscErrorCode Solve(Mat A, Mat P, KSPType type, MatSolverType package, V
   KSP ksp;
   PC  pc;
   PetscFunctionBegin;
-  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, P));
   PetscCall(KSPSetType(ksp, type));
   PetscCall(KSPGetPC(ksp, &pc));
@@ -98,13 +101,17 @@ int main(int argc, char **argv)
   PetscRandom        rnd;
   PetscReal          e;
 
+  PetscMPIInt        size, rank;
+
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(TdMumpsSingleRegister());
   PetscCall(CreateMatrix(m, PETSC_FALSE, 0, &A));
   PetscCall(MatCreateVecs(A, &xs, &b));
   PetscCall(VecDuplicate(xs, &x));
   PetscCall(VecDuplicate(xs, &xref));
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1, 1));
   PetscCall(VecSetRandom(xs, rnd));
   PetscCall(MatMult(A, xs, b));
@@ -112,14 +119,15 @@ int main(int argc, char **argv)
   /* one application of the factor: single-precision accuracy, not double */
   PetscCall(Solve(A, A, KSPPREONLY, MATSOLVERMUMPSSINGLE, b, x, &its, &reason));
   e = RelError(x, xs);
-  printf("one application of the float factor: |x - x*|/|x*| = %.2e\n", (double)e);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "one application of the float factor: |x - x*|/|x*| = %.2e\n", (double)e));
   CHECKF(e < 1e-5 && e > 1e-10, "the float LU's solve has error %.2e, expected single precision (1e-10 .. 1e-5)", (double)e);
 
   /* FGMRES with it: double precision */
   PetscCall(Solve(A, A, KSPFGMRES, MATSOLVERMUMPSSINGLE, b, x, &its, &reason));
-  PetscCall(Solve(A, A, KSPPREONLY, MATSOLVERPETSC, b, xref, &its_d, &reason));
+  /* the double reference: PETSc's own LU on one rank, MUMPS's double LU on several */
+  PetscCall(Solve(A, A, KSPPREONLY, size == 1 ? MATSOLVERPETSC : MATSOLVERMUMPS, b, xref, &its_d, &reason));
   e = RelError(x, xs);
-  printf("FGMRES + float LU: %d iterations, |x - x*|/|x*| = %.2e, against PETSc's LU %.2e\n", (int)its, (double)e, (double)RelError(x, xref));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FGMRES + float LU: %d iterations, |x - x*|/|x*| = %.2e, against the double LU %.2e\n", (int)its, (double)e, (double)RelError(x, xref)));
   CHECKF(reason > 0 && its <= 5, "FGMRES with the float LU: reason %d after %d iterations (expected convergence within 5)", (int)reason, (int)its);
   CHECKF(e < 1e-9, "FGMRES with the float LU: error %.2e against x*", (double)e);
   CHECKF(RelError(x, xref) < 1e-9, "FGMRES with the float LU: differs from PETSc's LU by %.2e", (double)RelError(x, xref));
@@ -130,14 +138,14 @@ int main(int argc, char **argv)
   PetscCall(Solve(A2, A, KSPFGMRES, MATSOLVERMUMPSSINGLE, b, x, &its, &reason));
   PetscCall(Solve(A2, A, KSPFGMRES, MATSOLVERMUMPS, b, xref, &its_d, &reason));
   e = RelError(x, xs);
-  printf("perturbed operator, kept factor: float %d iterations (error %.2e), double MUMPS %d iterations\n", (int)its, (double)e, (int)its_d);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "perturbed operator, kept factor: float %d iterations (error %.2e), double MUMPS %d iterations\n", (int)its, (double)e, (int)its_d));
   CHECKF(its <= its_d + 2 && e < 1e-9, "kept float factor: %d iterations against %d of the double factor, error %.2e", (int)its, (int)its_d, (double)e);
 
   {
     /* one KSP through new values (numeric refactorisation) and a new pattern (new analysis) */
     KSP ksp;
     PC  pc;
-    PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetType(ksp, KSPFGMRES));
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCSetType(pc, PCLU));
@@ -152,7 +160,7 @@ int main(int argc, char **argv)
     PetscCall(KSPSolve(ksp, b, x));
     PetscCall(KSPGetIterationNumber(ksp, &its));
     e = RelError(x, xs);
-    printf("new values, same KSP: %d iterations, error %.2e\n", (int)its, (double)e);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "new values, same KSP: %d iterations, error %.2e\n", (int)its, (double)e));
     CHECKF(its <= 5 && e < 1e-9, "after new values: %d iterations, error %.2e (was the factor refreshed?)", (int)its, (double)e);
     PetscCall(MatDestroy(&A2));
     PetscCall(CreateMatrix(m, PETSC_TRUE, 0.1, &A2)); /* another pattern */
@@ -161,7 +169,7 @@ int main(int argc, char **argv)
     PetscCall(KSPSolve(ksp, b, x));
     PetscCall(KSPGetIterationNumber(ksp, &its));
     e = RelError(x, xs);
-    printf("new pattern, same KSP: %d iterations, error %.2e\n", (int)its, (double)e);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "new pattern, same KSP: %d iterations, error %.2e\n", (int)its, (double)e));
     CHECKF(its <= 5 && e < 1e-9, "after a new pattern: %d iterations, error %.2e", (int)its, (double)e);
     PetscCall(KSPDestroy(&ksp));
   }
@@ -173,8 +181,8 @@ int main(int argc, char **argv)
     KSP         ksp;
     PC          pc;
     PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &S));
-    PetscCall(MatZeroRowsColumns(S, 1, &zero, 0.0, NULL, NULL));
-    PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+    PetscCall(MatZeroRowsColumns(S, size == 1 || rank == 0 ? 1 : 0, &zero, 0.0, NULL, NULL)); /* the global row 0, given once */
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetType(ksp, KSPFGMRES));
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCSetType(pc, PCLU));
@@ -183,7 +191,7 @@ int main(int argc, char **argv)
     PetscCall(KSPSolve(ksp, b, x));
     PetscCall(KSPGetConvergedReason(ksp, &reason));
     PetscCall(PCGetFailedReason(pc, &pcr));
-    printf("singular matrix: KSP reason %s, PC failure %s\n", KSPConvergedReasons[reason], PCFailedReasons[pcr]);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "singular matrix: KSP reason %s, PC failure %s\n", KSPConvergedReasons[reason], PCFailedReasons[pcr]));
     CHECKF(reason < 0 && pcr != PC_NOERROR, "a singular matrix gave KSP reason %d and PC failure %d (expected a failed factorisation)", (int)reason, (int)pcr);
     PetscCall(KSPDestroy(&ksp));
     PetscCall(MatDestroy(&S));

@@ -77,6 +77,8 @@ typedef struct {
   PetscReal        inv_dt;           /* JFO: 1 / the step (0: a quasi-static solve), set by the solver */
   PetscInt         quad_start, quad_end; /* this rank's quads [start, end): the ranks share the
                                             quads in contiguous strips; each assembles its own */
+  FilmLine        *lines;            /* 4 (quad_end - quad_start): each of this rank's Gauss
+                                        points' line along its reference normal (film_line_init) */
   TdFilmHit       *hits;             /* 2 x 4 nquads: wall then base, per Gauss point */
   TdFilmHit       *node_hits;        /* 2 x nnodes, for nodal output */
   PetscReal       *node_normal;      /* 3 x nnodes: mean Gauss-point normal at each node (output) */

@@ -814,15 +814,18 @@ static void linearize(double a, double b, double c, int face, const double e[96]
   shape_hessian_face(h, fface, xi, d2S);
   const double *S = pt->S, *Su = pt->dS_uv[0], *Sv = pt->dS_uv[1];
   const double *Suu = d2S[0], *Suv = d2S[1], *Svv = d2S[2]; /* by active index ja */
-  /* r_uv, r_uvuv (r2[i][a][b]), v, v_uv */
-  double ru[3][2] = {{0, 0}, {0, 0}, {0, 0}}, r2[3][2][2], v[3] = {0, 0, 0}, vuv[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  /* r_uvuv (r2[i][a][b]), v, v_uv; r_uv is the converged point's (surface_eval's sums over the
+     same 12 functions in the same order, which r_uv keeps through the last linear step) */
+  double ru[3][2], r2[3][2][2], v[3] = {0, 0, 0}, vuv[3][2] = {{0, 0}, {0, 0}, {0, 0}};
   memset(r2, 0, sizeof(r2));
+  for (int i = 0; i < 3; i++) {
+    ru[i][0] = pt->r_uv[i][0];
+    ru[i][1] = pt->r_uv[i][1];
+  }
   for (int ja = 0; ja < NA; ja++)
     for (int i = 0; i < 3; i++) {
       const int k = act[ja];
       const double ek = e[3 * k + i], edk = edot ? edot[3 * k + i] : 0.0;
-      ru[i][0] += Su[k] * ek;
-      ru[i][1] += Sv[k] * ek;
       r2[i][0][0] += Suu[ja] * ek;
       r2[i][0][1] += Suv[ja] * ek;
       r2[i][1][1] += Svv[ja] * ek;

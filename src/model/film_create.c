@@ -332,7 +332,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
             hit->face      = last[a];
             hit->pt.uv[0] = hit->pt.uv[1] = 0;
           }
-          PetscCall(TdFilmPointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &ps, &s1, &s2, &ok));
+          PetscCall(TdFilmPointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], NULL, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &ps, &s1, &s2, &ok));
           last[0] = f->hits[8 * qd + gp].face;
           last[1] = f->hits[8 * qd + 4 + gp].face;
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
@@ -347,6 +347,11 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
       }
       f->area = area;
       if (!(f->h_ref > 0)) f->h_ref = hsum / area;
+      /* the lines of this rank's Gauss points, which the passes would otherwise form again
+         (an orthonormal basis around the fixed reference normal) for every point */
+      PetscCall(PetscMalloc1(4 * (f->quad_end - f->quad_start), &f->lines));
+      for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++)
+        for (PetscInt gp = 0; gp < 4; gp++) film_line_init(f->geometry[qd].n[gp], &f->lines[4 * (qd - f->quad_start) + gp]);
       if (f->model == TD_FILM_DRY) f->h_ref = PetscMax(f->h_ref, 1e-6);
     }
     f->residual_scale = f->fluid.rho * f->h_ref * f->h_ref * f->h_ref * f->p_ref / (12 * f->fluid.mu);
@@ -393,6 +398,7 @@ PetscErrorCode TdFilmsDestroy(TdModel m)
     PetscCall(PetscFree(f->unknown));
     PetscCall(PetscFree2(f->theta_unknown, f->theta_old));
     PetscCall(PetscFree(f->geometry));
+    PetscCall(PetscFree(f->lines));
     PetscCall(PetscFree(f->hits));
     PetscCall(PetscFree(f->node_hits));
     PetscCall(PetscFree(f->wall.profile_table));

@@ -326,11 +326,13 @@ PetscErrorCode TdFilmProjectSurface(TdModel m, TdFilm *film, TdFilmSurface *s, T
 /* Film state at one film point: h (F7), dh/dt (F9), relative surface velocities (F8). */
 /* tol: how far beyond a face (in face coordinates) a hit still counts: tight for the Gauss
    points, which lie inside the film, loose for the film nodes on its edges, whose lines run
-   along the edge of a face that has tilted or slid a little (output only). */
-PetscErrorCode TdFilmPointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FaceCoordinates fc[2], FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
+   along the edge of a face that has tilted or slid a little (output only).  line_n: the point's
+   line along n (film_line_init) if the caller keeps it, or NULL. */
+PetscErrorCode TdFilmPointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit *hw, TdFilmHit *hb, const PetscReal x[3], const PetscReal n[3], const FilmLine *line_n, const PetscReal xdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal tol, FaceCoordinates fc[2], FilmPointState *ps, SurfaceState *sw, SurfaceState *sb, PetscBool *ok)
 {
-  PetscBool fw, fb;
-  FilmLine  line;
+  PetscBool       fw, fb;
+  FilmLine        own;
+  const FilmLine *line = line_n;
   PetscFunctionBegin;
   if (f->rigid_pair) {
     /* between two rigid cylinders in natural coordinates (F25), in the film's frame */
@@ -360,9 +362,12 @@ PetscErrorCode TdFilmPointState(TdModel m, TdFilm *f, char miss[512], TdFilmHit 
     }
     PetscFunctionReturn(0);
   }
-  film_line_init(n, &line);
-  PetscCall(TdFilmProjectSurface(m, f, &f->wall, hw, x, n, &line, xdot, t, q, v, tol, fc ? &fc[0] : NULL, sw, &fw));
-  PetscCall(TdFilmProjectSurface(m, f, &f->base, hb, x, n, &line, xdot, t, q, v, tol, fc ? &fc[1] : NULL, sb, &fb));
+  if (!line) {
+    film_line_init(n, &own);
+    line = &own;
+  }
+  PetscCall(TdFilmProjectSurface(m, f, &f->wall, hw, x, n, line, xdot, t, q, v, tol, fc ? &fc[0] : NULL, sw, &fw));
+  PetscCall(TdFilmProjectSurface(m, f, &f->base, hb, x, n, line, xdot, t, q, v, tol, fc ? &fc[1] : NULL, sb, &fb));
   if (!fw || !fb) {
     PetscCall(PetscSNPrintf(miss, 512, "film '%s': the line through the film point (%g, %g, %g) along the reference normal (%g, %g, %g) misses its %s surface (%s:%s) at t = %g s", f->name, (double)x[0], (double)x[1], (double)x[2], (double)n[0], (double)n[1], (double)n[2], !fw ? "wall" : "base", m->bodies[(!fw ? f->wall : f->base).body].name, (!fw ? f->wall : f->base).face, (double)t));
     *ok = PETSC_FALSE;
