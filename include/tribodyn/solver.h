@@ -80,8 +80,14 @@ struct _p_TdSolver {
   PetscReal    jacobian_dt;       /* step size of the last assembled Jacobian (lagged Jacobians) */
   PetscCount   nfilm_coo;          /* film entries of the COO pattern (this rank's quads) */
   PetscBool    film_jac_any;       /* some rank has film entries (the Jacobian's film pass) */
-  PetscReal   *film_reduce;       /* the films' rows, loads, frictions and failure flag summed
-                                     over the ranks (FilmsAssembleAll) */
+  PetscReal   *film_reduce;       /* the films' loads, frictions and failure flags summed over
+                                     the ranks (TdSolverFilmsAssemble) */
+  /* several ranks: the film rows this rank's quads fill (natural numbering, ascending), their
+     values, and the scatter that adds them at the rows' owners (film_rows.c) */
+  PetscInt     nfilm_quad_rows;
+  PetscInt    *film_quad_rows;
+  Vec          film_quad_rows_seq, film_rows_at_owners;
+  VecScatter   film_quad_rows_sc;
   PetscReal   *film_r;            /* film rows of the Jacobian pass (the cavitation active set) */
   /* The first residual of a Newton solve is always followed by the Jacobian at the same iterate:
      that residual's film pass also fills the film's Jacobian entries (coo_v) and film_r, and the
@@ -213,10 +219,10 @@ PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole);
 /* Whether saved (a copy of Useq) equals u on every rank's ghost set (collective). */
 PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const PetscScalar u[], PetscBool *same);
 /* The films at an iterate (TdFilmsAssemble's arguments; r indexed like U, of length N): each
-   rank assembles its own quads, then the film rows of r, the loads, frictions and *ok are summed
-   over the ranks, so that every rank holds the whole film residual.  rfull and jac keep this
-   rank's part (the reverse scatter and the COO assembly add them up).  A projection failure's
-   message is in the film's miss on every rank. */
+   rank assembles its own quads, then each film row of r is summed at the rank that owns it
+   (film_rows.c; the other ranks' film rows are 0), and the loads, frictions and *ok are summed
+   over the ranks.  rfull and jac keep this rank's part (the reverse scatter and the COO assembly
+   add them up).  A projection failure's message is in the film's miss on every rank. */
 PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok);
 /* Checkpoint and restart (src/solver/checkpoint.c): writes the state and the solver's history
    into the checkpoint being written (between TdOutputCheckpointBegin and End); restores them from

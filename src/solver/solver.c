@@ -459,6 +459,7 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
     PetscCall(VecScatterCreate(s->U, from, s->Useq, NULL, &s->toall));
     PetscCall(ISDestroy(&from));
   } else PetscCall(VecScatterCreateToAll(s->U, &s->toall, &s->Useq));
+  PetscCall(TdSolverFilmRowsSetUp(s));
   PetscFunctionReturn(0);
 }
 
@@ -902,6 +903,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->rot_work));
   PetscCall(PetscFree(s->film_r));
   PetscCall(PetscFree(s->film_reduce));
+  PetscCall(TdSolverFilmRowsDestroy(s));
   PetscCall(PetscFree(s->film_jac_u));
   PetscCall(TdCOOMapDestroy(&s->coo_map));
   PetscCall(PetscFree(s->film_load));
@@ -1003,7 +1005,7 @@ static void JfoActiveSet(TdSolver s, const PetscScalar u[])
 PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
 {
   TdModel        m  = s->model;
-  const PetscInt nf = m->nfilms, first = m->nfree, nrows = m->row_offset - m->nfree;
+  const PetscInt nf = m->nfilms;
   PetscMPIInt    size, rank;
   PetscReal     *buf;
   PetscFunctionBegin;
@@ -1011,23 +1013,23 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
   /* JFO films: the time term of the film fractions, (theta - theta_old)/dt in a step, none in a
      quasi-static solve (the initial accelerations, statics) */
   for (PetscInt fi = 0; fi < nf; fi++) m->films[fi].inv_dt = s->mode == TD_MODE_DYNAMIC && s->step_dt > 0 ? 1 / s->step_dt : 0;
-  if (!s->film_reduce) PetscCall(PetscMalloc1(nrows + 6 * nf + 2, &s->film_reduce));
+  if (!s->film_reduce) PetscCall(PetscMalloc1(6 * nf + 2, &s->film_reduce));
   buf            = s->film_reduce;
   m->ghost_miss = PETSC_FALSE;
-  PetscCall(TdFilmsAssemble(m, t, q, v, u, ce, cv, rfull, r, jac, buf + nrows, buf + nrows + 3 * nf, ok));
+  PetscCall(TdFilmsAssemble(m, t, q, v, u, ce, cv, rfull, r, jac, buf, buf + 3 * nf, ok));
   if (size > 1) {
-    /* one sum over the ranks: the film rows (a node's quads may lie on two ranks), the loads
-       and frictions, the count of ranks whose points left the film's domain, and of those whose
-       points came to faces outside their ghost sets (model.h's ghost_miss: the caller assembles
-       again with more of the iterate, and no failure is reported) */
+    /* the film rows summed at their owners (a node's quads may lie on two ranks; film_rows.c),
+       and one sum over the ranks of the loads and frictions, the count of ranks whose points
+       left the film's domain, and of those whose points came to faces outside their ghost sets
+       (model.h's ghost_miss: the caller assembles again with more of the iterate, and no
+       failure is reported) */
     PetscInt fmiss = -1;
-    for (PetscInt i = 0; i < nrows; i++) buf[i] = PetscRealPart(r[first + i]);
-    buf[nrows + 6 * nf]     = *ok ? 0 : 1;
-    buf[nrows + 6 * nf + 1] = m->ghost_miss ? 1 : 0;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, nrows + 6 * nf + 2, MPIU_REAL, MPIU_SUM, s->comm));
-    for (PetscInt i = 0; i < nrows; i++) r[first + i] = buf[i];
-    *ok           = buf[nrows + 6 * nf] > 0 ? PETSC_FALSE : PETSC_TRUE;
-    m->ghost_miss = buf[nrows + 6 * nf + 1] > 0 ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(TdSolverFilmRowsToOwners(s, r));
+    buf[6 * nf]     = *ok ? 0 : 1;
+    buf[6 * nf + 1] = m->ghost_miss ? 1 : 0;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, 6 * nf + 2, MPIU_REAL, MPIU_SUM, s->comm));
+    *ok           = buf[6 * nf] > 0 ? PETSC_FALSE : PETSC_TRUE;
+    m->ghost_miss = buf[6 * nf + 1] > 0 ? PETSC_TRUE : PETSC_FALSE;
     if (!*ok && !m->ghost_miss) {
       /* the message of the lowest rank that met the failure, on every rank */
       PetscMPIInt src;
@@ -1042,8 +1044,8 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
       }
     }
   }
-  if (load) PetscCall(PetscArraycpy(load, buf + nrows, 3 * nf));
-  if (friction) PetscCall(PetscArraycpy(friction, buf + nrows + 3 * nf, 3 * nf));
+  if (load) PetscCall(PetscArraycpy(load, buf, 3 * nf));
+  if (friction) PetscCall(PetscArraycpy(friction, buf + 3 * nf, 3 * nf));
   PetscFunctionReturn(0);
 }
 
@@ -1253,7 +1255,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
        the initial-acceleration solve, zero in statics) */
     if (rank == 0) TdJointsClearanceResidual(m, s->q1, s->v1, rf);
     /* films (F11, F14): pressure rows and the film forces on ANCF faces, each rank its quads;
-       every rank then holds the whole film rows (TdSolverFilmsAssemble) */
+       each film row is then whole at its owner (TdSolverFilmsAssemble) */
     if (m->nfilms) {
       PetscBool       ok;
       const PetscBool coupling_miss = m->coupling_miss;
@@ -1318,7 +1320,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       }
       /* the reverse scatter adds the ranks' rows: each film row counts once, from the rank that
          owns it, which formed its cavitation branch above (its unknowns are in that rank's ghost
-         set; the other film unknowns need not be) */
+         set; the other film unknowns need not be); on several ranks the others are 0 already */
       for (PetscInt k = m->nfree; k < m->row_offset; k++)
         if (!TdSolverRowMine(s, k)) r[k] = 0;
     }
@@ -1590,12 +1592,14 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
       else if (s->ncp) {
         /* rows on the cavitation bound become unit rows: d(p - p_cav)/dp (formulation §2); the
-           film rows are whole on every rank, so every rank that holds a row's unknown (its owner,
-           the ranks of its quads) finds the same branch; the others' are not used */
+           film rows are whole at their owners, which find the branches, and the ranks whose
+           quads fill a row take its owner's (film_rows.c); the others' are not used */
         for (PetscInt i = 0; i < s->nncp; i++) {
           const PetscInt k = s->ncp_rows[i];
+          if (s->film_quad_rows_sc && !TdSolverRowMine(s, k)) continue;
           s->ncp_active[k] = PetscRealPart(u[k]) - s->ncp_shift[k] < PetscRealPart(s->film_r[k]) ? PETSC_TRUE : PETSC_FALSE;
         }
+        if (s->film_quad_rows_sc) PetscCall(TdSolverFilmFlagsFromOwners(s, s->ncp_active));
         for (PetscCount i = 0; i < s->nfilm_coo; i++) {
           const PetscInt row = s->film_coo_rows[i];
           if (row >= 0 && s->ncp_active[row]) s->coo_v[k + i] = 0;

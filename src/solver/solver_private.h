@@ -18,6 +18,13 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
 PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide);
 PetscErrorCode TdSolverResidualScatter(TdSolver s, Vec R);
 PetscErrorCode TdSolverGhostsDestroy(TdSolver s);
+/* film_rows.c (several ranks): the film rows this rank's quads fill, summed at their owners (r:
+   the natural rows; the owned film rows become whole, the others 0), and the owners' cavitation
+   branches back to the ranks whose quads fill those rows */
+PetscErrorCode TdSolverFilmRowsSetUp(TdSolver s);
+PetscErrorCode TdSolverFilmRowsToOwners(TdSolver s, PetscScalar r[]);
+PetscErrorCode TdSolverFilmFlagsFromOwners(TdSolver s, PetscBool active[]);
+PetscErrorCode TdSolverFilmRowsDestroy(TdSolver s);
 /* Sets the Jacobian to a checkpoint's factored matrix and factors it now: the kept
    preconditioner of a restarted run.  v: this rank's nonzeros (coo false: the nonzeros of
    TdSolverJacobianValuesCopy, npc_mat_v of them) or its COO values (coo true: checkpoints of

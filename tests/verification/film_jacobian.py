@@ -1,7 +1,8 @@
 """Film Jacobian against finite differences on films with moving, tilted and rough surfaces,
 with and without Swift-Stieber cavitation active: ||J - J_fd||_F / ||J||_F <= 1e-6 at every
 tested iteration (tribodyn's central differences, -test_jacobian, and PETSc's
--snes_test_jacobian)."""
+-snes_test_jacobian); with cavitation also on 2 ranks, whose strips meet along a line of nodes
+with cavitated and pressurised rows."""
 import re
 import sys
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
@@ -42,4 +43,14 @@ for cav in ("none", "swift_stieber"):
     out, proc = tdrun.run(base + ["-f_cavitation", cav, "-snes_test_jacobian", "-snes_test_err", "1e-6"], name="petsc_" + cav)
     vals = [float(v) for v in PETSC.findall(proc.stdout)]
     checks.true("%s, PETSc -snes_test_jacobian: %d Jacobians, max %.2e <= 1e-6" % (cav, len(vals), max(vals)), len(vals) >= 3 and max(vals) <= 1e-6)
+# on 2 ranks each takes a strip of 3 x 12 quads: the film rows of the nodes between the strips are
+# summed at their owners, which find their cavitation branches, and the other rank clears its
+# quads' entries of the rows on the bound by the owners' flags (src/solver/film_rows.c)
+out, proc = tdrun.run(base + ["-f_cavitation", "swift_stieber", "-test_jacobian", "8"], nproc=2, name="central_2ranks")
+vals = [float(v) for t, v in OURS.findall(proc.stdout)]
+p = tdrun.dataset(out, "/films/f/pressure")
+X = tdrun.dataset(out, "/films/f/nodes")
+seam = np.abs(X[:, 1] - 0.005) < 1e-9  # the nodes between the two strips
+checks.true("swift_stieber on 2 ranks: %d Jacobians, max ||J - J_fd||/||J|| = %.2e <= 1e-6" % (len(vals), max(vals)), len(vals) >= 5 and max(vals) <= 1e-6)
+checks.true("swift_stieber on 2 ranks: cavitation active on %d and off on %d of the %d nodes between the strips" % ((p[-1, seam] <= 1e-9).sum(), (p[-1, seam] > 1e-9).sum(), seam.sum()), (p[-1, seam] <= 1e-9).sum() > 0 and (p[-1, seam] > 1e-9).sum() > 0)
 checks.finish()
