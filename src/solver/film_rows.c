@@ -5,9 +5,9 @@
   solver.c).  So the partial rows go to the owners alone (a scatter adding, from each rank's
   quads' rows to the rows' owners), and what a rank needs back is only the branch of each row its
   quads fill (their Jacobian entries are cleared on the bound): one flag per row, from the owners
-  (the same scatter reversed).  A pass sends each rank's share of the rows its quads touch,
-  which is the rank's strip's boundary with the others plus its own rows, instead of every film
-  row to every rank (the sum over all ranks before).
+  (the same scatter reversed).  A pass sends from each rank only the rows of its strip's edge
+  that another rank owns (the rest stay on the rank), instead of every film row to every rank
+  (the sum over all ranks before).
 */
 #include "solver_private.h"
 
