@@ -1320,9 +1320,8 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       }
       /* the reverse scatter adds the ranks' rows: each film row counts once, from the rank that
          owns it, which formed its cavitation branch above (its unknowns are in that rank's ghost
-         set; the other film unknowns need not be); on several ranks the others are 0 already */
-      for (PetscInt k = m->nfree; k < m->row_offset; k++)
-        if (!TdSolverRowMine(s, k)) r[k] = 0;
+         set; the other film unknowns need not be); the other ranks' film rows are 0
+         (TdSolverFilmsAssemble) */
     }
     /* constraints: Phi_q^T lambda and the scaled rows, on rank 0 */
     TdJointsUpdate(m, t1);
@@ -1596,7 +1595,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
            quads fill a row take its owner's (film_rows.c); the others' are not used */
         for (PetscInt i = 0; i < s->nncp; i++) {
           const PetscInt k = s->ncp_rows[i];
-          if (s->film_quad_rows_sc && !TdSolverRowMine(s, k)) continue;
+          if (!TdSolverRowMine(s, k)) continue;
           s->ncp_active[k] = PetscRealPart(u[k]) - s->ncp_shift[k] < PetscRealPart(s->film_r[k]) ? PETSC_TRUE : PETSC_FALSE;
         }
         if (s->film_quad_rows_sc) PetscCall(TdSolverFilmFlagsFromOwners(s, s->ncp_active));
