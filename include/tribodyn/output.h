@@ -42,6 +42,9 @@ PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, 
 /* The rows [*start, *end) of field series id that this rank best sets (TdOutputSetSeriesPart):
    its chunk of the row in a file made by as many ranks, so that each chunk has one writer. */
 PetscErrorCode TdOutputSeriesPartRange(TdOutput out, PetscInt id, PetscInt *start, PetscInt *end);
+/* The same rows [*start, *end) of a field row of nrows for rank of size ranks, without the
+   output object (the solver's ghost sets hold what each rank's part needs). */
+void TdOutputPartRange(PetscInt nrows, PetscMPIInt size, PetscMPIInt rank, PetscInt *start, PetscInt *end);
 /* Ends the record at time t: every record series gets its row (a series not set gets NaN). */
 PetscErrorCode TdOutputAppendRecord(TdOutput out, PetscReal t);
 /* Ends the field record at time t: every field series gets its row. */

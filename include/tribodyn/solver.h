@@ -49,10 +49,14 @@ struct _p_TdSolver {
   char            *readable_element; /* nelements: all its unknowns in the set (model.h) */
   PetscInt         ghost_rings;      /* -state_ghosts_rings: faces around the films' points */
   PetscInt         ghost_updates, ghost_widenings; /* new sets made; of them, films' whole surfaces */
+  PetscBool        ghost_output_nodes; /* the film nodes of this rank's output part in its set */
+  PetscInt         ghost_whole_records; /* film field records that took the whole state */
   VecScatter       toghost;
   PetscObjectId    useq_from;
   PetscObjectState useq_from_state, useq_state;
   PetscBool        useq_whole;
+  Vec              state_w, state_seq; /* work: a state array in U's layout, and in Useq's */
+  PetscInt        *free_full;         /* nfree: the full coordinate of each free one */
   PetscScalar *coo_v;
   PetscCount   ncoo;
   PetscBool    threaded_jacobian; /* the product with J over column runs, on threads */
@@ -216,6 +220,10 @@ PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal *kinetic, PetscReal *st
 /* The iterate U into Useq (state_ghosts.c): whole, or only this rank's ghost set (what its
    residual and Jacobian read); nothing is sent if Useq holds that state of U already. */
 PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole);
+/* The state at t (q, v, a, qdd) from the ranks that own each coordinate (state_ghosts.c): on
+   this rank's ghost set, or whole (the output's field records, checkpoints).  Between steps a
+   rank's state is current on its ghost set alone. */
+PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole);
 /* Whether saved (a copy of Useq) equals u on every rank's ghost set (collective). */
 PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const PetscScalar u[], PetscBool *same);
 /* The films at an iterate (TdFilmsAssemble's arguments; r indexed like U, of length N): each

@@ -286,6 +286,9 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   PetscCall(PetscTime(&now));
   row[0] = (PetscReal)(now - wall0);
   PetscCall(TdOutputSetSeries(out, ids->wall, row));
+  /* a field record's node positions and film node positions: the whole state from its owners
+     (between steps each rank's is current on its ghost set alone: state_ghosts.c) */
+  if (fields) PetscCall(TdSolverStateFromOwners(s, PETSC_TRUE));
   for (PetscInt b = 0; b < m->nbodies; b++) maxn = PetscMax(maxn, m->bodies[b].mesh.nnodes);
   PetscCall(PetscMalloc1(3 * maxn, &pos));
   for (PetscInt b = 0; b < m->nbodies && fields; b++) {
@@ -306,7 +309,8 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscMPIInt        rank;
     PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
     PetscCall(PetscMalloc2(3 * m->nfilms, &load, 3 * m->nfilms, &friction));
-    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_TRUE));
+    /* each rank's ghost set holds what its quads and its nodes of the film fields read */
+    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_FALSE));
     PetscCall(VecGetArrayRead(s->Useq, &u));
     PetscCall(PetscArrayzero(s->film_r, s->N));
     {
@@ -332,7 +336,24 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
          fields it writes itself (TdOutputSetSeriesPart); rank 0 gets h_min and p_max */
       PetscCall(TdOutputSeriesPartRange(out, ids->film[TD_FILM_SERIES * f + 0], &n0, &n1));
       PetscCall(PetscCalloc3(n1 - n0 + 1, &p, n1 - n0 + 1, &h, n1 - n0 + 1, &pc));
+      m->ghost_miss = PETSC_FALSE;
       PetscCall(TdFilmNodalFields(m, f, t, s->q, u, n0, n1, p, h, pc, &hmin));
+      {
+        /* a node's search came to a face outside some rank's ghost set: the whole iterate and
+           state, and the fields again (every rank, since the scatters are collective) */
+        PetscBool miss = m->ghost_miss;
+        PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &miss, 1, MPIU_BOOL, MPI_LOR, s->comm));
+        if (miss) {
+          PetscCall(PetscInfo(NULL, "film %s: a node's projection left a ghost set at t = %g s; its fields from the whole state\n", film->name, (double)t));
+          PetscCall(VecRestoreArrayRead(s->Useq, &u));
+          PetscCall(TdSolverIterateScatter(s, s->U, PETSC_TRUE));
+          PetscCall(TdSolverStateFromOwners(s, PETSC_TRUE));
+          PetscCall(VecGetArrayRead(s->Useq, &u));
+          m->ghost_miss = PETSC_FALSE;
+          PetscCall(TdFilmNodalFields(m, f, t, s->q, u, n0, n1, p, h, pc, &hmin));
+          s->ghost_whole_records++;
+        }
+      }
       for (PetscInt k = 0; k < n1 - n0; k++) pmax = PetscMax(pmax, p[k]);
       PetscCallMPI(MPI_Reduce(rank ? &hmin : MPI_IN_PLACE, &hmin, 1, MPIU_REAL, MPI_MIN, 0, s->comm));
       PetscCallMPI(MPI_Reduce(rank ? &pmax : MPI_IN_PLACE, &pmax, 1, MPIU_REAL, MPI_MAX, 0, s->comm));
@@ -467,7 +488,7 @@ static PetscErrorCode PrintStateGhosts(TdSolver s)
     char   line[1024] = "";
     size_t len        = 0;
     for (PetscMPIInt r = 0; r < size && r < 16 && len + 48 < sizeof line; r++) len += (size_t)snprintf(line + len, sizeof line - len, "%s%" PetscInt_FMT "/%" PetscInt_FMT, r ? " " : "", all[2 * r + 1], all[2 * r]);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "tribodyn: state ghosts (from other ranks / read, of %" PetscInt_FMT " unknowns) per rank [%s%s]; %" PetscInt_FMT " sets made, %" PetscInt_FMT " widened to the films' whole surfaces\n", s->N, line, size > 16 ? " ..." : "", s->ghost_updates, s->ghost_widenings));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "tribodyn: state ghosts (from other ranks / read, of %" PetscInt_FMT " unknowns) per rank [%s%s]; %" PetscInt_FMT " sets made, %" PetscInt_FMT " widened to the films' whole surfaces, %" PetscInt_FMT " film records from the whole state\n", s->N, line, size > 16 ? " ..." : "", s->ghost_updates, s->ghost_widenings, s->ghost_whole_records));
     PetscCall(PetscFree(all));
   }
   PetscFunctionReturn(0);

@@ -989,7 +989,7 @@ PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, 
 PetscErrorCode TdOutputSeriesPartRange(TdOutput out, PetscInt id, PetscInt *start, PetscInt *end)
 {
   const TdSeries *s;
-  PetscInt        nrows, chunk;
+  PetscInt        nrows;
   PetscMPIInt     size;
 
   PetscFunctionBegin;
@@ -997,10 +997,15 @@ PetscErrorCode TdOutputSeriesPartRange(TdOutput out, PetscInt id, PetscInt *star
   s     = &out->series[id];
   nrows = s->rank == 1 ? 1 : (PetscInt)s->shape[1];
   PetscCallMPI(MPI_Comm_size(out->comm, &size));
-  chunk  = (nrows + size - 1) / size; /* the chunks across a field row (TdSeriesCreateRoot) */
-  *start = PetscMin(nrows, chunk * out->rank);
-  *end   = PetscMin(nrows, chunk * (out->rank + 1));
+  TdOutputPartRange(nrows, size, out->rank, start, end);
   PetscFunctionReturn(0);
+}
+
+void TdOutputPartRange(PetscInt nrows, PetscMPIInt size, PetscMPIInt rank, PetscInt *start, PetscInt *end)
+{
+  const PetscInt chunk = (nrows + size - 1) / size; /* the chunks across a field row (TdSeriesCreateRoot) */
+  *start               = PetscMin(nrows, chunk * rank);
+  *end                 = PetscMin(nrows, chunk * (rank + 1));
 }
 
 /* Every rank: record k of a series set in parts, this rank's rows (a collective write; the

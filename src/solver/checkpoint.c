@@ -287,7 +287,9 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     PetscCall(TdOutputCheckpointPutInt(out, "model_signature", k, sig));
     PetscCall(PetscFree(sig));
   }
-  /* q, v, a, qdd, lambda are whole on every rank */
+  /* q, v, a, qdd whole from their owners (between steps each rank's are current on its ghost
+     set alone); lambda is whole on rank 0 (its set holds every row) */
+  PetscCall(TdSolverStateFromOwners(s, PETSC_TRUE));
   PetscCall(TdOutputCheckpointPutReal(out, "q", m->nfull, s->q));
   PetscCall(TdOutputCheckpointPutReal(out, "v", m->nfull, s->v));
   PetscCall(TdOutputCheckpointPutReal(out, "a", m->nfull, s->a));

@@ -409,6 +409,8 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
   s->ghost_rings = 1;
   PetscCall(TdOptionsInt(NULL, "state_ghosts_rings", "with -state_ghosts: the rings of faces around each film point's last face that its rank receives; a point that goes beyond makes every rank take the films' whole surfaces until the next step (0: the last faces alone)", s->ghost_rings, &s->ghost_rings, NULL));
   PetscCheck(s->ghost_rings >= 0 && s->ghost_rings < 100, s->comm, PETSC_ERR_USER_INPUT, "-state_ghosts_rings %" PetscInt_FMT ": give a number of rings from 0 to 99", s->ghost_rings);
+  s->ghost_output_nodes = PETSC_TRUE;
+  PetscCall(TdOptionsBool(NULL, "state_ghosts_output_nodes", "with -state_ghosts: each rank's set also holds the film unknowns and faces of the film nodes whose fields it writes at every record (false: a record whose node search leaves its rank's set takes the whole state from the owners)", s->ghost_output_nodes, &s->ghost_output_nodes, NULL));
   PetscCall(TdOptionsBool(NULL, "state_ghosts_check", "with -state_ghosts: fill the unknowns outside each rank's ghost set with NaN before every residual and Jacobian, and stop if a residual entry outside it is nonzero (a check of the ghost sets; slower)", PETSC_FALSE, &s->ghost_check, NULL));
   PetscCall(PetscMalloc2(PetscMax(ne, 1), &s->element_rank, PetscMax(s->N, 1), &s->to_petsc));
   if (s->partition && size > 1) {
@@ -2129,12 +2131,15 @@ static PetscErrorCode SetUnknowns(TdSolver s, const PetscReal x[], const PetscRe
   PetscFunctionReturn(0);
 }
 
-/* After a converged solve: the multipliers [N] of the solution. */
+/* After a converged solve: the state of the solution and its multipliers, on this rank's ghost
+   set (state_ghosts.c: what its residuals, Jacobians and output records read; rank 0's holds
+   every multiplier, each rank's the rows it owns).  The rest of the state arrays keeps older
+   values until a new set or a whole record asks the owners (TdSolverStateFromOwners). */
 static PetscErrorCode GetMultipliers(TdSolver s)
 {
   const PetscScalar *u;
   PetscFunctionBegin;
-  PetscCall(IterateFromVec(s, s->U, PETSC_TRUE)); /* the step's state, whole on every rank */
+  PetscCall(IterateFromVec(s, s->U, PETSC_FALSE));
   PetscCall(VecGetArrayRead(s->Useq, &u));
   for (PetscInt c = 0; c < s->model->nrows; c++) s->lambda[c] = s->row_scale * u[s->model->row_offset + c];
   PetscCall(VecRestoreArrayRead(s->Useq, &u));

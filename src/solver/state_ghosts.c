@@ -32,6 +32,7 @@
 #include <math.h>
 #include <petsc/private/petscimpl.h> /* PetscObjectStateGet */
 #include "solver_private.h"
+#include <tribodyn/output.h>
 
 static void Mark(PetscInt N, char mark[], PetscInt i)
 {
@@ -99,6 +100,10 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
       if (m->loads[l].type == TD_LOAD_POINT)
         for (PetscInt i = 0; i < ANCF3843_NDOF; i++)
           if (m->loads[l].point.coord[i] >= 0) Mark(s->N, mark, m->free_index[m->loads[l].point.coord[i]]);
+    /* the sensors, which rank 0 writes at every record from its state */
+    for (PetscInt k = 0; k < m->nsensors; k++)
+      for (PetscInt i = 0; i < ANCF3843_NDOF; i++)
+        if (m->sensors[k].point.coord[i] >= 0) Mark(s->N, mark, m->free_index[m->sensors[k].point.coord[i]]);
   }
   PetscCall(TdSolverGhostsUpdate(s, PETSC_FALSE));
   PetscFunctionReturn(0);
@@ -107,7 +112,9 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
 /* The ghost set of the base (ghost_base) and the films' faces: wide, every face of the ANCF
    surfaces of a film with quads on this rank; else the faces the quads' points hit last and
    -state_ghosts_rings rings of faces around them (a point's next search starts at its last face,
-   then tries the faces around it). */
+   then tries the faces around it).  The film nodes whose fields this rank writes at each record
+   (TdOutputPartRange) count as its points too: their unknowns, and the faces they and the quads
+   around them hit last (a node's first search starts on its quads' faces). */
 PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
 {
   TdModel     m = s->model;
@@ -124,22 +131,38 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   PetscCall(PetscCalloc1(PetscMax(m->nelements, 1), &near));
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     const TdFilm *f = &m->films[fi];
+    PetscInt      n0, n1;
+    PetscMPIInt   size, rank;
+    PetscCallMPI(MPI_Comm_size(s->comm, &size));
+    PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+    TdOutputPartRange(f->surface.nnodes, size, rank, &n0, &n1);
+    if (!s->ghost_output_nodes) n1 = n0;
+    for (PetscInt nd = n0; nd < n1; nd++) {
+      if (f->unknown && f->unknown[nd] >= 0) mark[f->unknown[nd]] = 1;
+      if (f->theta_unknown && f->theta_unknown[nd] >= 0) mark[f->theta_unknown[nd]] = 1;
+    }
     for (PetscInt a = 0; a < 2; a++) {
       const TdFilmSurface *surf = a ? &f->base : &f->wall;
       const TdMeshSet     *set  = (const TdMeshSet *)surf->set;
       const TdBody        *body = &m->bodies[surf->body];
-      if (surf->kind != TD_FACE_ANCF || f->quad_end <= f->quad_start) continue;
+      if (surf->kind != TD_FACE_ANCF || (f->quad_end <= f->quad_start && n1 <= n0)) continue;
       if (wide) {
         MarkSurface(s, mark, surf);
         continue;
       }
       /* faces of the set (ring): 1 hit, then 2, 3, ... for the rings around them */
       PetscCall(PetscCalloc1(set->nfaces, &ring));
-      for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++)
+      for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
+        PetscBool mine = qd >= f->quad_start && qd < f->quad_end ? PETSC_TRUE : PETSC_FALSE;
+        for (PetscInt k = 0; k < 4 && !mine; k++) mine = f->surface.quads[4 * qd + k] >= n0 && f->surface.quads[4 * qd + k] < n1 ? PETSC_TRUE : PETSC_FALSE;
+        if (!mine) continue;
         for (PetscInt gp = 0; gp < 4; gp++) {
           const PetscInt face = f->hits[8 * qd + 4 * a + gp].face;
           if (face >= 0) ring[face] = 1;
         }
+      }
+      for (PetscInt nd = n0; nd < n1 && f->node_hits; nd++)
+        if (f->node_hits[2 * nd + a].face >= 0) ring[f->node_hits[2 * nd + a].face] = 1;
       for (PetscInt r = 1; r <= s->ghost_rings && surf->neighbours; r++)
         for (PetscInt fc = 0; fc < set->nfaces; fc++)
           if (ring[fc] == r)
@@ -198,6 +221,7 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   s->useq_from  = 0; /* the entries new to the set are not up to date yet */
   s->ghost_recv = nrecv;
   s->ghost_updates++;
+  PetscCall(TdSolverStateFromOwners(s, PETSC_FALSE)); /* ... nor their state at t */
   PetscCall(PetscInfo(NULL, "state ghosts%s: this rank reads %" PetscInt_FMT " of the %" PetscInt_FMT " unknowns, %" PetscInt_FMT " of them from other ranks\n", wide ? " (films' whole surfaces)" : "", s->nghost, s->N, nrecv));
   PetscFunctionReturn(0);
 }
@@ -279,9 +303,59 @@ PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const 
   PetscFunctionReturn(0);
 }
 
+/*
+  A step's end brings each rank the converged iterate on its ghost set alone, so its state arrays
+  (q, v, a, qdd at t) are current there and at its own coordinates, and older elsewhere.  When
+  the set changes, or the whole state is wanted (field records, checkpoints), the owners send
+  theirs: each array packed in U's layout from the owned coordinates, then scattered like the
+  iterate.
+*/
+PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole)
+{
+  TdModel     m = s->model;
+  PetscReal  *state[4] = {s->q, s->v, s->a, s->qdd};
+  PetscMPIInt size;
+  PetscInt    lo;
+  VecScatter  sc;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  if (size == 1 || (!whole && !s->toghost)) PetscFunctionReturn(0);
+  sc = whole || !s->toghost ? s->toall : s->toghost;
+  if (!s->state_w) {
+    PetscCall(VecDuplicate(s->U, &s->state_w));
+    PetscCall(VecDuplicate(s->Useq, &s->state_seq));
+    PetscCall(PetscMalloc1(PetscMax(m->nfree, 1), &s->free_full));
+    for (PetscInt i = 0; i < m->nfull; i++)
+      if (m->free_index[i] >= 0) s->free_full[m->free_index[i]] = i;
+  }
+  PetscCall(VecGetOwnershipRange(s->U, &lo, NULL));
+  for (PetscInt k = 0; k < 4; k++) {
+    PetscScalar       *w;
+    const PetscScalar *x;
+    PetscCall(VecGetArray(s->state_w, &w));
+    for (PetscInt j = 0; j < s->nowned; j++) {
+      const PetscInt i = s->owned[j];
+      w[s->to_petsc[i] - lo] = i < m->nfree ? state[k][s->free_full[i]] : 0;
+    }
+    PetscCall(VecRestoreArray(s->state_w, &w));
+    PetscCall(VecScatterBegin(sc, s->state_w, s->state_seq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sc, s->state_w, s->state_seq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecGetArrayRead(s->state_seq, &x));
+    if (sc == s->toall)
+      for (PetscInt i = 0; i < m->nfree; i++) state[k][s->free_full[i]] = PetscRealPart(x[i]);
+    else
+      for (PetscInt j = 0; j < s->nghost && s->ghost[j] < m->nfree; j++) state[k][s->free_full[s->ghost[j]]] = PetscRealPart(x[s->ghost[j]]);
+    PetscCall(VecRestoreArrayRead(s->state_seq, &x));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverGhostsDestroy(TdSolver s)
 {
   PetscFunctionBegin;
+  PetscCall(VecDestroy(&s->state_w));
+  PetscCall(VecDestroy(&s->state_seq));
+  PetscCall(PetscFree(s->free_full));
   PetscCall(VecScatterDestroy(&s->toghost));
   PetscCall(PetscFree(s->ghost));
   PetscCall(PetscFree2(s->ghost_base, s->readable_element));
