@@ -36,7 +36,8 @@ PetscErrorCode TdOutputSetSeries(TdOutput out, PetscInt id, const PetscReal valu
 /* Collective: this rank's rows [start, start + count) of field series id (nodes: rows of its
    second dimension; values count x the values per row), the ranks' parts following each other
    in rank order and covering the rows.  On several ranks each rank writes its own part through
-   MPI-IO at TdOutputAppendFieldRecord: no rank gathers the field.  On one rank the same as
+   MPI-IO at TdOutputAppendFieldRecord: no rank gathers the field; a series computed from it (a
+   body's displacement from its positions) takes the same part.  On one rank the same as
    TdOutputSetSeries. */
 PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, PetscInt count, const PetscReal values[]);
 /* The rows [*start, *end) of field series id that this rank best sets (TdOutputSetSeriesPart):

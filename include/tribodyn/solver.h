@@ -57,6 +57,8 @@ struct _p_TdSolver {
   PetscBool        useq_whole;
   Vec              state_w, state_seq; /* work: a state array in U's layout, and in Useq's */
   PetscInt        *free_full;         /* nfree: the full coordinate of each free one */
+  PetscInt         npositions, *positions; /* the natural unknowns of TdSolverPositionsFromOwners */
+  VecScatter       topositions;
   PetscScalar *coo_v;
   PetscCount   ncoo;
   PetscBool    threaded_jacobian; /* the product with J over column runs, on threads */
@@ -224,6 +226,9 @@ PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole);
    this rank's ghost set, or whole (the output's field records, checkpoints).  Between steps a
    rank's state is current on its ghost set alone. */
 PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole);
+/* q at the positions of the body nodes whose field rows this rank writes (TdOutputPartRange) and
+   at the free bodies' coordinates, from their owners (state_ghosts.c; a field record). */
+PetscErrorCode TdSolverPositionsFromOwners(TdSolver s);
 /* Whether saved (a copy of Useq) equals u on every rank's ghost set (collective). */
 PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const PetscScalar u[], PetscBool *same);
 /* The films at an iterate (TdFilmsAssemble's arguments; r indexed like U, of length N): each

@@ -286,20 +286,24 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   PetscCall(PetscTime(&now));
   row[0] = (PetscReal)(now - wall0);
   PetscCall(TdOutputSetSeries(out, ids->wall, row));
-  /* a field record's node positions and film node positions: the whole state from its owners
-     (between steps each rank's is current on its ghost set alone: state_ghosts.c) */
-  if (fields) PetscCall(TdSolverStateFromOwners(s, PETSC_TRUE));
+  /* a field record's node positions: each rank its part of each body's nodes, their positions
+     from their owners (state_ghosts.c), written by the ranks together */
+  if (fields) PetscCall(TdSolverPositionsFromOwners(s));
   for (PetscInt b = 0; b < m->nbodies; b++) maxn = PetscMax(maxn, m->bodies[b].mesh.nnodes);
   PetscCall(PetscMalloc1(3 * maxn, &pos));
   for (PetscInt b = 0; b < m->nbodies && fields; b++) {
     const TdBody *body = &m->bodies[b];
-    for (PetscInt n = 0; n < body->mesh.nnodes; n++) {
+    PetscInt      n0, n1;
+    if (ids->body[b] < 0) continue;
+    PetscCall(TdOutputSeriesPartRange(out, ids->body[b], &n0, &n1));
+    for (PetscInt n = n0; n < n1; n++) {
+      PetscReal *x = &pos[3 * (n - n0)];
       if (body->type == TD_BODY_ANCF)
-        for (PetscInt i = 0; i < 3; i++) pos[3 * n + i] = s->q[TD_NODE_DOF * (body->node_offset + n) + i];
-      else if (body->type == TD_BODY_FREE) TdFreeBodyPoint(body, s->q, &body->mesh.X[3 * n], &pos[3 * n]);
-      else TdRigidBodyPoint(body, &body->mesh.X[3 * n], t, &pos[3 * n], NULL);
+        for (PetscInt i = 0; i < 3; i++) x[i] = s->q[TD_NODE_DOF * (body->node_offset + n) + i];
+      else if (body->type == TD_BODY_FREE) TdFreeBodyPoint(body, s->q, &body->mesh.X[3 * n], x);
+      else TdRigidBodyPoint(body, &body->mesh.X[3 * n], t, x, NULL);
     }
-    if (ids->body[b] >= 0) PetscCall(TdOutputSetSeries(out, ids->body[b], pos));
+    PetscCall(TdOutputSetSeriesPart(out, ids->body[b], n0, n1 - n0, pos));
   }
   PetscCall(PetscFree(pos));
   if (m->nfilms) {

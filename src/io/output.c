@@ -450,7 +450,7 @@ static PetscErrorCode TdAppendRecordRoot(TdOutput out, int clock, PetscReal t, P
   for (PetscInt i = 0; i < out->nseries; i++) {
     TdSeries *s = &out->series[i];
 
-    if (s->clock != clock) continue;
+    if (s->clock != clock || s->parted) continue; /* a part: its rank formed it (TdOutputSetSeriesPart) */
     if (s->kind == TD_SERIES_DIFF) {
       const TdSeries *src = &out->series[s->source];
 
@@ -942,8 +942,6 @@ PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, 
   PetscCheck(id >= 0 && id < out->nseries, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Output series id %" PetscInt_FMT " does not exist (there are %" PetscInt_FMT "); use the id TdOutputAddFieldSeries returned", id, out->nseries);
   s = &out->series[id];
   PetscCheck(s->kind == TD_SERIES_USER && s->clock == TD_FIELD_RECORDS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output series %s: only a field series (TdOutputAddFieldSeries) can be set in parts", s->name);
-  for (PetscInt i = 0; i < out->nseries; i++)
-    PetscCheck(out->series[i].kind != TD_SERIES_DIFF || out->series[i].source != id, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Output series %s: %s is computed from its whole rows; set it with TdOutputSetSeries", s->name, out->series[i].name);
   nrows = s->rank == 1 ? 1 : (PetscInt)s->shape[1];
   inner = s->ncols / nrows;
   PetscCallMPI(MPI_Comm_size(out->comm, &size));
@@ -983,6 +981,21 @@ PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, 
   s->part_count = count;
   s->parted     = PETSC_TRUE;
   s->isset      = PETSC_TRUE;
+  /* the series computed from this one (a body's displacement from its positions): the same part */
+  for (PetscInt i = 0; i < out->nseries; i++) {
+    TdSeries *d = &out->series[i];
+    if (d->kind != TD_SERIES_DIFF || d->source != id) continue;
+    if (count * inner > d->part_size) {
+      PetscCall(PetscFree(d->part));
+      PetscCall(PetscMalloc1(count * inner, &d->part));
+      d->part_size = count * inner;
+    }
+    for (PetscInt j = 0; j < count * inner; j++) d->part[j] = values[j] - d->ref[start * inner + j];
+    d->part_start = start;
+    d->part_count = count;
+    d->parted     = PETSC_TRUE;
+    d->isset      = PETSC_TRUE;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -1252,10 +1265,11 @@ PetscErrorCode TdOutputAddHexBody(TdOutput out, const char name[], PetscInt nnod
   PetscCall(PetscSNPrintf(path, sizeof(path), "/bodies/%s/displacement", name));
   PetscCall(TdOutputNewSeries(out, path, 3, shape, TD_FIELD_RECORDS, TD_SERIES_DIFF, &disp));
   out->series[disp].source = *position_series;
-  if (out->rank == 0) {
-    PetscCall(PetscMalloc1(3 * nnodes, &out->series[disp].ref));
-    PetscCall(PetscArraycpy(out->series[disp].ref, X, 3 * nnodes));
-  }
+  /* on every rank (X is given on rank 0): the ranks that set the positions in parts form
+     their displacements */
+  PetscCall(PetscMalloc1(3 * nnodes, &out->series[disp].ref));
+  if (out->rank == 0) PetscCall(PetscArraycpy(out->series[disp].ref, X, 3 * nnodes));
+  PetscCallMPI(MPI_Bcast(out->series[disp].ref, (PetscMPIInt)(3 * nnodes), MPIU_REAL, 0, out->comm));
   PetscCall(TdOutputNewGrid(out, name, PETSC_TRUE, nnodes, ncells, cellpath, NULL, *position_series, &g));
   PetscCall(TdGridAddField(g, "displacement", disp, 3));
   PetscFunctionReturn(0);

@@ -29,7 +29,7 @@ typedef struct {
   int          rank;     /* dataset rank: 1, 2 or 3 */
   hsize_t      shape[3]; /* shape[0] is the record count (not stored); shape[1..rank-1] */
   PetscInt     source;   /* TD_SERIES_DIFF */
-  PetscReal   *ref;      /* TD_SERIES_DIFF, rank 0: ncols values subtracted from the source row */
+  PetscReal   *ref;      /* TD_SERIES_DIFF, every rank: ncols values subtracted from the source row (or its part) */
   hid_t        dset;     /* rank 0 */
   PetscReal   *row;      /* rank 0: the record being built */
   PetscBool    isset;    /* set in the record being built */

@@ -310,17 +310,14 @@ PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const 
   theirs: each array packed in U's layout from the owned coordinates, then scattered like the
   iterate.
 */
-PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole)
+/* The first narrays of q, v, a, qdd at the natural coordinates idx[0..n) (ascending; NULL: all)
+   from their owners, through sc (U into Useq's layout at those indices). */
+static PetscErrorCode StateFromOwnersAt(TdSolver s, VecScatter sc, PetscInt narrays, PetscInt n, const PetscInt idx[])
 {
-  TdModel     m = s->model;
-  PetscReal  *state[4] = {s->q, s->v, s->a, s->qdd};
-  PetscMPIInt size;
-  PetscInt    lo;
-  VecScatter  sc;
+  TdModel    m = s->model;
+  PetscReal *state[4] = {s->q, s->v, s->a, s->qdd};
+  PetscInt   lo;
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  if (size == 1 || (!whole && !s->toghost)) PetscFunctionReturn(0);
-  sc = whole || !s->toghost ? s->toall : s->toghost;
   if (!s->state_w) {
     PetscCall(VecDuplicate(s->U, &s->state_w));
     PetscCall(VecDuplicate(s->Useq, &s->state_seq));
@@ -329,7 +326,7 @@ PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole)
       if (m->free_index[i] >= 0) s->free_full[m->free_index[i]] = i;
   }
   PetscCall(VecGetOwnershipRange(s->U, &lo, NULL));
-  for (PetscInt k = 0; k < 4; k++) {
+  for (PetscInt k = 0; k < narrays; k++) {
     PetscScalar       *w;
     const PetscScalar *x;
     PetscCall(VecGetArray(s->state_w, &w));
@@ -341,12 +338,73 @@ PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole)
     PetscCall(VecScatterBegin(sc, s->state_w, s->state_seq, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecScatterEnd(sc, s->state_w, s->state_seq, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecGetArrayRead(s->state_seq, &x));
-    if (sc == s->toall)
+    if (!idx)
       for (PetscInt i = 0; i < m->nfree; i++) state[k][s->free_full[i]] = PetscRealPart(x[i]);
     else
-      for (PetscInt j = 0; j < s->nghost && s->ghost[j] < m->nfree; j++) state[k][s->free_full[s->ghost[j]]] = PetscRealPart(x[s->ghost[j]]);
+      for (PetscInt j = 0; j < n && idx[j] < m->nfree; j++) state[k][s->free_full[idx[j]]] = PetscRealPart(x[idx[j]]);
     PetscCall(VecRestoreArrayRead(s->state_seq, &x));
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole)
+{
+  PetscMPIInt size;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  if (size == 1 || (!whole && !s->toghost)) PetscFunctionReturn(0);
+  if (whole || !s->toghost) PetscCall(StateFromOwnersAt(s, s->toall, 4, 0, NULL));
+  else PetscCall(StateFromOwnersAt(s, s->toghost, 4, s->nghost, s->ghost));
+  PetscFunctionReturn(0);
+}
+
+/*
+  A field record's body node positions: each rank writes the rows of its part of each body's
+  nodes (TdOutputPartRange), a contiguous run of the natural numbering that the graph partition
+  does not follow, so the positions of those nodes (and the free bodies' coordinates) come from
+  their owners by a scatter of their own, made once: about 3 of every 12 coordinates of a rank's
+  part, at field records only, where putting them into the ghost sets would send them with every
+  residual.
+*/
+PetscErrorCode TdSolverPositionsFromOwners(TdSolver s)
+{
+  TdModel     m = s->model;
+  PetscMPIInt size, rank;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  if (size == 1) PetscFunctionReturn(0);
+  if (!s->topositions) {
+    char     *mark;
+    PetscInt *petsc_index, k = 0;
+    IS        from, to;
+    PetscCall(PetscCalloc1(s->N, &mark));
+    for (PetscInt b = 0; b < m->nbodies; b++) {
+      const TdBody *body = &m->bodies[b];
+      PetscInt      n0, n1;
+      if (body->type == TD_BODY_FREE)
+        for (PetscInt i = 0; i < 12; i++) Mark(s->N, mark, m->free_index[TD_NODE_DOF * body->node_offset + i]);
+      if (body->type != TD_BODY_ANCF) continue;
+      TdOutputPartRange(body->mesh.nnodes, size, rank, &n0, &n1);
+      for (PetscInt n = n0; n < n1; n++)
+        for (PetscInt i = 0; i < 3; i++) Mark(s->N, mark, m->free_index[TD_NODE_DOF * (body->node_offset + n) + i]);
+    }
+    for (PetscInt i = 0; i < s->N; i++) s->npositions += mark[i];
+    PetscCall(PetscMalloc1(PetscMax(s->npositions, 1), &s->positions));
+    PetscCall(PetscMalloc1(PetscMax(s->npositions, 1), &petsc_index));
+    for (PetscInt i = 0; i < s->N; i++)
+      if (mark[i]) {
+        s->positions[k]  = i;
+        petsc_index[k++] = s->to_petsc[i];
+      }
+    PetscCall(PetscFree(mark));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, s->npositions, petsc_index, PETSC_OWN_POINTER, &from));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, s->npositions, s->positions, PETSC_USE_POINTER, &to));
+    PetscCall(VecScatterCreate(s->U, from, s->Useq, to, &s->topositions));
+    PetscCall(ISDestroy(&from));
+    PetscCall(ISDestroy(&to));
+  }
+  PetscCall(StateFromOwnersAt(s, s->topositions, 1, s->npositions, s->positions));
   PetscFunctionReturn(0);
 }
 
@@ -356,6 +414,9 @@ PetscErrorCode TdSolverGhostsDestroy(TdSolver s)
   PetscCall(VecDestroy(&s->state_w));
   PetscCall(VecDestroy(&s->state_seq));
   PetscCall(PetscFree(s->free_full));
+  PetscCall(VecScatterDestroy(&s->topositions));
+  PetscCall(PetscFree(s->positions));
+  s->npositions = 0;
   PetscCall(VecScatterDestroy(&s->toghost));
   PetscCall(PetscFree(s->ghost));
   PetscCall(PetscFree2(s->ghost_base, s->readable_element));

@@ -7,7 +7,9 @@ it was not sent would therefore turn its residual NaN and the run would fail; th
 compared with one rank's (which has no ghost sets) to the issue's 1e-8 (the slider-guide rig) or
 to parallel_consistency's 1e-6 (the other models: solver tolerance).
 
-1. The lubricated slider-guide case, 0-2 ms, on 2 ranks: the same histories as on 1 rank; each
+1. The lubricated slider-guide case, 0-2 ms, on 2 ranks: the same histories as on 1 rank, and
+   the same body node positions and displacements in the field records (each rank writes its
+   part of the nodes, their positions sent by their owners at field records only); each
    rank's set is a strict part of the N unknowns, and together the ranks receive fewer entries
    from other ranks than the whole-vector exchange (each rank all it does not own, (P-1) N in
    all), as printed at the end of the run.
@@ -62,6 +64,12 @@ rig = ["-options_file", case, "-t_final", "2e-3"]
 one, _ = tdrun.run(rig, name="rig_np1")
 two, proc = tdrun.run(rig + ["-state_ghosts_check"], nproc=2, name="rig_np2")
 tdrun.check_same_histories(checks, tdrun.rig_histories(one), tdrun.rig_histories(two), "2 ranks (ghost check) vs 1")
+for ds in ("/bodies/guide/position", "/bodies/guide/displacement", "/bodies/slider_block/displacement"):
+    # field records (every 1 ms): each rank writes its part of the nodes, their positions from
+    # their owners (NaN under the ghost check if they were not sent)
+    a, b = tdrun.dataset(one, ds), tdrun.dataset(two, ds)
+    rel = np.max(np.abs(a - b)) / np.max(np.abs(a)) if a.shape == b.shape else np.inf
+    checks.true("%s, 2 ranks (ghost check) vs 1: max rel. difference %.2e <= 1e-9" % (ds, rel), rel <= 1e-9)
 g = ghosts(proc)
 checks.true("the run prints its ghost sets: %s" % (g,), g is not None)
 if g:
