@@ -223,8 +223,8 @@ PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal *kinetic, PetscReal *st
    residual and Jacobian read); nothing is sent if Useq holds that state of U already. */
 PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole);
 /* The state at t (q, v, a, qdd) from the ranks that own each coordinate (state_ghosts.c): on
-   this rank's ghost set, or whole (the output's field records, checkpoints).  Between steps a
-   rank's state is current on its ghost set alone. */
+   this rank's ghost set, or whole (checkpoints, a film record whose node search left a set).
+   Between steps a rank's state is current on its ghost set alone. */
 PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole);
 /* q at the positions of the body nodes whose field rows this rank writes (TdOutputPartRange) and
    at the free bodies' coordinates, from their owners (state_ghosts.c; a field record). */

@@ -366,7 +366,8 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
         PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 1], n0, n1 - n0, h));
         PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 2], n0, n1 - n0, pc));
         if (ids->film[TD_FILM_SERIES * f + 8] >= 0) {
-          /* the film fractions are unknowns, whole on every rank: no projection to share */
+          /* the film fractions are unknowns, those of this rank's nodes in its ghost set (the
+             others' entries of u are older, and not written) */
           PetscCall(PetscMalloc1(film->surface.nnodes, &theta));
           TdFilmNodalTheta(m, f, u, theta);
           PetscCall(TdOutputSetSeriesPart(out, ids->film[TD_FILM_SERIES * f + 8], n0, n1 - n0, &theta[n0]));

@@ -122,6 +122,7 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   PetscBool   changed = PETSC_FALSE;
   IS          from, to;
   PetscInt   *petsc_index, lo, hi, nrecv = 0, n = 0;
+  PetscMPIInt size, rank;
   PetscFunctionBegin;
   if (!s->ghost_base) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(s->N, &mark));
@@ -129,12 +130,11 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   /* the faces' elements first (near; a quad's points and their neighbours mostly share a few),
      then their unknowns */
   PetscCall(PetscCalloc1(PetscMax(m->nelements, 1), &near));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     const TdFilm *f = &m->films[fi];
     PetscInt      n0, n1;
-    PetscMPIInt   size, rank;
-    PetscCallMPI(MPI_Comm_size(s->comm, &size));
-    PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
     TdOutputPartRange(f->surface.nnodes, size, rank, &n0, &n1);
     if (!s->ghost_output_nodes) n1 = n0;
     for (PetscInt nd = n0; nd < n1; nd++) {
@@ -306,12 +306,13 @@ PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const 
 /*
   A step's end brings each rank the converged iterate on its ghost set alone, so its state arrays
   (q, v, a, qdd at t) are current there and at its own coordinates, and older elsewhere.  When
-  the set changes, or the whole state is wanted (field records, checkpoints), the owners send
-  theirs: each array packed in U's layout from the owned coordinates, then scattered like the
-  iterate.
+  the set changes, or the whole state is wanted (checkpoints, a film record whose node search
+  left a set), the owners send theirs: each array packed in U's layout from the owned
+  coordinates, then scattered like the iterate.
+
+  StateFromOwnersAt: the first narrays of q, v, a, qdd at the natural coordinates idx[0..n)
+  (ascending; NULL: all) from their owners, through sc (U into Useq's layout at those indices).
 */
-/* The first narrays of q, v, a, qdd at the natural coordinates idx[0..n) (ascending; NULL: all)
-   from their owners, through sc (U into Useq's layout at those indices). */
 static PetscErrorCode StateFromOwnersAt(TdSolver s, VecScatter sc, PetscInt narrays, PetscInt n, const PetscInt idx[])
 {
   TdModel    m = s->model;
