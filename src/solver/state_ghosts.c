@@ -109,6 +109,34 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
   PetscFunctionReturn(0);
 }
 
+/* The scatter of U into Useq's layout at the marked natural unknowns (mark[0..N)): their list,
+   ascending, in *list (length *n), and in *nrecv (may be NULL) how many of them other ranks own.
+   Used for the ghost sets and for the field records' node positions. */
+static PetscErrorCode ScatterToMarked(TdSolver s, const char mark[], PetscInt *n, PetscInt **list, PetscInt *nrecv, VecScatter *sc)
+{
+  PetscInt *petsc_index, lo, hi, k = 0, recv = 0;
+  IS        from, to;
+  PetscFunctionBegin;
+  *n = 0;
+  for (PetscInt i = 0; i < s->N; i++) *n += mark[i];
+  PetscCall(PetscMalloc1(PetscMax(*n, 1), list));
+  PetscCall(PetscMalloc1(PetscMax(*n, 1), &petsc_index));
+  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
+  for (PetscInt i = 0; i < s->N; i++)
+    if (mark[i]) {
+      (*list)[k]       = i;
+      petsc_index[k++] = s->to_petsc[i];
+      recv += s->to_petsc[i] < lo || s->to_petsc[i] >= hi;
+    }
+  if (nrecv) *nrecv = recv;
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, *n, petsc_index, PETSC_OWN_POINTER, &from));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, *n, *list, PETSC_USE_POINTER, &to));
+  PetscCall(VecScatterCreate(s->U, from, s->Useq, to, sc));
+  PetscCall(ISDestroy(&from));
+  PetscCall(ISDestroy(&to));
+  PetscFunctionReturn(0);
+}
+
 /* The ghost set of the base (ghost_base) and the films' faces: wide, every face of the ANCF
    surfaces of a film with quads on this rank; else the faces the quads' points hit last and
    -state_ghosts_rings rings of faces around them (a point's next search starts at its last face,
@@ -120,8 +148,7 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   TdModel     m = s->model;
   char       *mark, *near, *ring;
   PetscBool   changed = PETSC_FALSE;
-  IS          from, to;
-  PetscInt   *petsc_index, lo, hi, nrecv = 0, n = 0;
+  PetscInt    nrecv = 0, n = 0;
   PetscMPIInt size, rank;
   PetscFunctionBegin;
   if (!s->ghost_base) PetscFunctionReturn(0);
@@ -190,16 +217,8 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
     PetscFunctionReturn(0);
   }
   PetscCall(PetscFree(s->ghost));
-  s->nghost = n;
-  PetscCall(PetscMalloc1(PetscMax(n, 1), &s->ghost));
-  PetscCall(PetscMalloc1(PetscMax(n, 1), &petsc_index));
-  PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
-  for (PetscInt i = 0, k = 0; i < s->N; i++)
-    if (mark[i]) {
-      s->ghost[k]      = i;
-      petsc_index[k++] = s->to_petsc[i];
-      nrecv += s->to_petsc[i] < lo || s->to_petsc[i] >= hi;
-    }
+  PetscCall(VecScatterDestroy(&s->toghost));
+  PetscCall(ScatterToMarked(s, mark, &s->nghost, &s->ghost, &nrecv, &s->toghost));
   /* an element is readable when all its unknowns are in the set (its clamped coordinates are
      known everywhere) */
   for (PetscInt e = 0; e < m->nelements; e++) {
@@ -212,12 +231,6 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
     }
   }
   PetscCall(PetscFree(mark));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, petsc_index, PETSC_OWN_POINTER, &from));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, s->ghost, PETSC_USE_POINTER, &to));
-  PetscCall(VecScatterDestroy(&s->toghost));
-  PetscCall(VecScatterCreate(s->U, from, s->Useq, to, &s->toghost));
-  PetscCall(ISDestroy(&from));
-  PetscCall(ISDestroy(&to));
   s->useq_from  = 0; /* the entries new to the set are not up to date yet */
   s->ghost_recv = nrecv;
   s->ghost_updates++;
@@ -376,9 +389,7 @@ PetscErrorCode TdSolverPositionsFromOwners(TdSolver s)
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   if (size == 1) PetscFunctionReturn(0);
   if (!s->topositions) {
-    char     *mark;
-    PetscInt *petsc_index, k = 0;
-    IS        from, to;
+    char *mark;
     PetscCall(PetscCalloc1(s->N, &mark));
     for (PetscInt b = 0; b < m->nbodies; b++) {
       const TdBody *body = &m->bodies[b];
@@ -390,20 +401,8 @@ PetscErrorCode TdSolverPositionsFromOwners(TdSolver s)
       for (PetscInt n = n0; n < n1; n++)
         for (PetscInt i = 0; i < 3; i++) Mark(s->N, mark, m->free_index[TD_NODE_DOF * (body->node_offset + n) + i]);
     }
-    for (PetscInt i = 0; i < s->N; i++) s->npositions += mark[i];
-    PetscCall(PetscMalloc1(PetscMax(s->npositions, 1), &s->positions));
-    PetscCall(PetscMalloc1(PetscMax(s->npositions, 1), &petsc_index));
-    for (PetscInt i = 0; i < s->N; i++)
-      if (mark[i]) {
-        s->positions[k]  = i;
-        petsc_index[k++] = s->to_petsc[i];
-      }
+    PetscCall(ScatterToMarked(s, mark, &s->npositions, &s->positions, NULL, &s->topositions));
     PetscCall(PetscFree(mark));
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, s->npositions, petsc_index, PETSC_OWN_POINTER, &from));
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, s->npositions, s->positions, PETSC_USE_POINTER, &to));
-    PetscCall(VecScatterCreate(s->U, from, s->Useq, to, &s->topositions));
-    PetscCall(ISDestroy(&from));
-    PetscCall(ISDestroy(&to));
   }
   PetscCall(StateFromOwnersAt(s, s->topositions, 1, s->npositions, s->positions));
   PetscFunctionReturn(0);
