@@ -68,7 +68,8 @@ typedef struct {
   PetscReal        theta0; /* jfo: the film fraction at the start off the ambient edges */
   PetscBool        theta0_set; /* theta0 given: an initial condition, kept by the initial solve */
   PetscReal        Kg, eta, exponent, mu_dry, eps_dry, area;
-  FilmQuadGeometry *geometry;        /* nquads, frame coordinates */
+  FilmQuadGeometry *geometry;        /* quad_end - quad_start: this rank's quads (TdFilmGeometry),
+                                        frame coordinates */
   PetscInt         first_unknown;    /* of this film's pressures in U */
   PetscInt         nunknowns;        /* pressures, then (JFO) as many film fractions */
   PetscInt        *unknown;          /* nnodes: index in U or -1 (Dirichlet, or dry model) */
@@ -79,12 +80,34 @@ typedef struct {
                                             quads in contiguous strips; each assembles its own */
   FilmLine        *lines;            /* 4 (quad_end - quad_start): each of this rank's Gauss
                                         points' line along its reference normal (film_line_init) */
-  TdFilmHit       *hits;             /* 2 x 4 nquads: wall then base, per Gauss point */
-  TdFilmHit       *node_hits;        /* 2 x nnodes, for nodal output */
-  PetscReal       *node_normal;      /* 3 x nnodes: mean Gauss-point normal at each node (output) */
+  TdFilmHit       *hits;             /* 8 (quad_end - quad_start): each of this rank's quads' 4
+                                        wall then 4 base Gauss-point hits (TdFilmHits) */
+  PetscInt         node_start, node_end; /* the nodes whose output fields this rank forms and
+                                            writes (TdOutputPartRange's chunks) */
+  TdFilmHit       *node_hits;        /* 2 (node_end - node_start): wall, base (TdFilmNodeHits) */
+  PetscReal       *node_normal;      /* 3 (node_end - node_start): the mean Gauss-point normal at
+                                        each of those nodes */
   char             miss[512];        /* the last projection failure, for messages */
   PetscBool        rigid_pair;       /* between two rigid cylinders, one at least free (F25) */
   RigidFilmPair    pair;             /* their geometry and the film's frame (rigid_pair) */
 } TdFilm;
+
+/* A film's per-quad and per-node data live only on the rank that uses them: the quads of its
+   strip [quad_start, quad_end) and the nodes of its output chunk [node_start, node_end).  These
+   take a global quad or node index (which must lie in the rank's range). */
+static inline FilmQuadGeometry *TdFilmGeometry(const TdFilm *f, PetscInt qd)
+{
+  return &f->geometry[qd - f->quad_start];
+}
+/* the quad's 8 hits: wall at its Gauss points 0..3, then base at 0..3 */
+static inline TdFilmHit *TdFilmHits(const TdFilm *f, PetscInt qd)
+{
+  return &f->hits[8 * (qd - f->quad_start)];
+}
+/* the node's 2 hits: wall, base */
+static inline TdFilmHit *TdFilmNodeHits(const TdFilm *f, PetscInt nd)
+{
+  return &f->node_hits[2 * (nd - f->node_start)];
+}
 
 #endif

@@ -150,7 +150,7 @@ static PetscErrorCode SolveWith(Mat A, Vec b, Vec x, const char *prefix, PetscBo
 static PetscErrorCode SaveState(FILE *fp, TdSolver s, const TdFilm *f, const TdFilmHit *before)
 {
   const PetscScalar *u;
-  const PetscInt     nh = 8 * f->surface.nquads;
+  const PetscInt     nh = 8 * (f->quad_end - f->quad_start);
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(s->Useq, &u));
   PetscCheck(fwrite(&s->t, sizeof(PetscReal), 1, fp) == 1 && fwrite(s->q, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fwrite(s->v, sizeof(PetscReal), (size_t)s->model->nfull, fp) == (size_t)s->model->nfull && fwrite(u, sizeof(PetscScalar), (size_t)s->N, fp) == (size_t)s->N, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "bench_film: writing the state failed");
@@ -165,7 +165,7 @@ static PetscErrorCode SaveState(FILE *fp, TdSolver s, const TdFilm *f, const TdF
 static PetscErrorCode LoadState(FILE *fp, TdSolver s, TdFilm *f, TdFilmHit *before, const char *name)
 {
   PetscScalar   *u;
-  const PetscInt nh = 8 * f->surface.nquads;
+  const PetscInt nh = 8 * (f->quad_end - f->quad_start);
   PetscBool      changed;
   PetscFunctionBeginUser;
   PetscCall(VecGetArray(s->Useq, &u));
@@ -242,7 +242,7 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   PetscCall(TdSolverSetFromOptions(s));
   PetscCheck(m->nfilms == 1 && m->films[0].model == TD_FILM_REYNOLDS, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "bench_film: the case must have one Reynolds film");
   f = &m->films[0];
-  PetscCall(PetscMalloc1(8 * f->surface.nquads, &saved));
+  PetscCall(PetscMalloc1(8 * (f->quad_end - f->quad_start), &saved));
   if (state[0] && (fp = fopen(state, "rb"))) {
     /* a state saved by an earlier run of the same case and film mesh: no steps (for callgrind,
        under which the steps take many minutes) */
@@ -252,7 +252,7 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
   } else {
     PetscCall(TdSolverInitialize(s));
     for (PetscInt k = 0; k < steps; k++) PetscCall(TdSolverStep(s, 5e-5));
-    PetscCall(PetscArraycpy(saved, f->hits, 8 * f->surface.nquads));
+    PetscCall(PetscArraycpy(saved, f->hits, 8 * (f->quad_end - f->quad_start)));
     PetscCall(TdSolverStep(s, 5e-5));
     /* the whole unknown vector */
     PetscCall(TdSolverIterateScatter(s, s->U, PETSC_TRUE));
@@ -276,7 +276,7 @@ static PetscErrorCode FilmPass(PetscInt reps_in)
     for (PetscInt rep = -1; rep < reps; rep++) {
       PetscBool ok;
       double    t0, t1;
-      PetscCall(PetscArraycpy(f->hits, saved, 8 * f->surface.nquads));
+      PetscCall(PetscArraycpy(f->hits, saved, 8 * (f->quad_end - f->quad_start)));
       PetscCall(PetscArrayzero(rfull, m->nfull));
       PetscCall(PetscArrayzero(r, s->N));
       if (rep == 0) {

@@ -286,16 +286,16 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
   PetscFunctionBegin;
   *changed = PETSC_FALSE;
   if (valid) *valid = PETSC_TRUE;
-  /* every Gauss point writes its keys to its own slots (4 face pairs, 8 face-pressure pairs;
-     -1 unused), so that threads need no shared lists; compacted below */
-  for (PetscInt fi = 0; fi < m->nfilms; fi++) npoints += 4 * m->films[fi].surface.nquads;
+  /* every Gauss point of this rank's quads writes its keys to its own slots (4 face pairs, 8
+     face-pressure pairs; -1 unused), so that threads need no shared lists; compacted below */
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) npoints += 4 * (m->films[fi].quad_end - m->films[fi].quad_start);
   PetscCall(PetscMalloc1(NQQ * PetscMax(npoints, 1), &qq));
   PetscCall(PetscMalloc1(NQP * PetscMax(npoints, 1), &qp));
-  for (PetscInt fi = 0, first = 0; fi < m->nfilms; first += 4 * m->films[fi].surface.nquads, fi++) {
+  for (PetscInt fi = 0, first = 0; fi < m->nfilms; first += 4 * (m->films[fi].quad_end - m->films[fi].quad_start), fi++) {
     TdFilm   *f = &m->films[fi];
     PetscReal c[3], cdot[3], tl[TD_PATTERN_LOOKAHEAD], cl[TD_PATTERN_LOOKAHEAD][3], cldot[TD_PATTERN_LOOKAHEAD][3];
     PetscInt  nlook = 0;
-    for (PetscInt k = 0; k < 4 * f->surface.nquads; k++) {
+    for (PetscInt k = 0; k < 4 * (f->quad_end - f->quad_start); k++) {
       for (PetscInt i = 0; i < NQQ; i++) qq[NQQ * (first + k) + i] = -1;
       for (PetscInt i = 0; i < NQP; i++) qp[NQP * (first + k) + i] = -1;
     }
@@ -311,7 +311,8 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
     TdFilmFrameMotion(m, f, t, c, cdot);
 #pragma omp parallel for schedule(static) reduction(&& : all_ok)
     for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++) {
-      const FilmQuadGeometry *g     = &f->geometry[qd];
+      const FilmQuadGeometry *g     = TdFilmGeometry(f, qd);
+      TdFilmHit              *hq    = TdFilmHits(f, qd);
       const PetscInt         *nodes = &f->surface.quads[4 * qd];
       for (PetscInt gp = 0; gp < 4; gp++) {
         PetscReal      x[3];
@@ -319,12 +320,12 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
         SurfaceState   sw, sb;
         PetscBool      ok = PETSC_TRUE;
         PetscInt       el[2], kq = 0, kp = 0;
-        PetscInt64    *pq = &qq[NQQ * (first + 4 * qd + gp)], *pp = &qp[NQP * (first + 4 * qd + gp)];
+        PetscInt64    *pq = &qq[NQQ * (first + 4 * (qd - f->quad_start) + gp)], *pp = &qp[NQP * (first + 4 * (qd - f->quad_start) + gp)];
         char           miss[512];
         sw.want_lin = sb.want_lin = PETSC_FALSE;
         sw.element = sb.element = -1;
         for (PetscInt d = 0; d < 3; d++) x[d] = g->x[gp][d] + c[d];
-        if (TdFilmPointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], NULL, cdot, t, q, v, 1e-9, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
+        if (TdFilmPointState(m, f, miss, &hq[gp], &hq[4 + gp], x, g->n[gp], NULL, cdot, t, q, v, 1e-9, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
         if (!ok) {
           all_ok = PETSC_FALSE;
           if (sw.element < 0 || sb.element < 0) continue;
@@ -343,7 +344,7 @@ PetscErrorCode TdFilmsCouplingUpdate(TdModel m, PetscReal t, const PetscReal q[]
             TdFilmSurface *surf[2] = {&f->wall, &f->base};
             for (PetscInt d = 0; d < 3; d++) xj[d] = g->x[gp][d] + cl[j][d];
             for (PetscInt a = 0; a < 2; a++) {
-              TdFilmHit    hit = f->hits[8 * qd + 4 * a + gp];
+              TdFilmHit    hit = hq[4 * a + gp];
               SurfaceState st;
               PetscBool    found = PETSC_FALSE;
               if (el[a] < 0 || surf[a]->body == m->joints[f->frame_joint].point.body) continue; /* carried by the drive */
@@ -882,7 +883,8 @@ static void DryTractions(const TdFilm *f, const PetscReal n[3], const FilmPointS
 static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const PetscReal c[3], const PetscReal cdot[3], PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscBool coupled, PetscBool want_jac, PetscReal rfull[], PetscScalar rfilm[], PetscScalar *jpp, PetscScalar *jqq, PetscScalar *jqp, PetscScalar *jpq, PetscScalar *jrig, PetscReal *block, SlotCache cache[2], PetscReal L[3], PetscReal Fr[3], char miss[512], PetscBool *ok)
 {
   PetscReal zr[48]; /* a rigid pair's coordinates (F25) */
-  const FilmQuadGeometry *g     = &f->geometry[qd];
+  const FilmQuadGeometry *g     = TdFilmGeometry(f, qd);
+  TdFilmHit              *hq    = TdFilmHits(f, qd);
   const PetscInt         *nodes = &f->surface.quads[4 * qd];
   FilmPointState          ps[4];
   SurfaceState            sw[4], sb[4];
@@ -903,7 +905,7 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
     PetscReal x[3];
     sw[gp].want_lin = sb[gp].want_lin = coupled;
     for (PetscInt i = 0; i < 3; i++) x[i] = g->x[gp][i] + c[i];
-    PetscCall(TdFilmPointState(m, f, miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], x, g->n[gp], &f->lines[4 * (qd - f->quad_start) + gp], cdot, t, q, v, 1e-9, fc, &ps[gp], &sw[gp], &sb[gp], ok));
+    PetscCall(TdFilmPointState(m, f, miss, &hq[gp], &hq[4 + gp], x, g->n[gp], &f->lines[4 * (qd - f->quad_start) + gp], cdot, t, q, v, 1e-9, fc, &ps[gp], &sw[gp], &sb[gp], ok));
     if (!*ok) PetscFunctionReturn(0);
   }
   if (f->model == TD_FILM_REYNOLDS) {
@@ -1110,31 +1112,9 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
   TdFilm   *f = &m->films[fi];
   PetscReal c[3], cdot[3], hm = PETSC_MAX_REAL;
   PetscFunctionBegin;
-  if (!f->node_normal) {
-    /* a node's normal: the mean of the Gauss-point normals of the quads using it */
-    PetscCall(PetscCalloc1(3 * f->surface.nnodes, &f->node_normal));
-    for (PetscInt qd = 0; qd < f->surface.nquads; qd++)
-      for (PetscInt k = 0; k < 4; k++)
-        for (PetscInt gp = 0; gp < 4; gp++)
-          for (PetscInt d = 0; d < 3; d++) f->node_normal[3 * f->surface.quads[4 * qd + k] + d] += f->geometry[qd].n[gp][d];
-    for (PetscInt nd = 0; nd < f->surface.nnodes; nd++) {
-      PetscReal *nrm = &f->node_normal[3 * nd], l = PetscSqrtReal(vec3_dot(nrm, nrm));
-      for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
-    }
-  }
-  /* a node not yet found starts on the faces of a quad around it (as film_create.c's points
-     start on their neighbours'), not with a scan of every face of the sets */
-  for (PetscInt qd = 0; qd < f->surface.nquads; qd++)
-    for (PetscInt k = 0; k < 4; k++) {
-      const PetscInt nd = f->surface.quads[4 * qd + k];
-      if (nd < node_start || nd >= node_end) continue;
-      for (PetscInt a = 0; a < 2; a++) {
-        TdFilmHit *hit = &f->node_hits[2 * nd + a];
-        if (hit->face >= 0 || f->hits[8 * qd + 4 * a].face < 0) continue;
-        hit->face     = f->hits[8 * qd + 4 * a].face;
-        hit->pt.uv[0] = hit->pt.uv[1] = 0;
-      }
-    }
+  /* a node's normal (the mean of the Gauss-point normals of the quads using it) and its first
+     search's faces were set up with the film (film_create.c), for this rank's nodes only */
+  PetscCheck(node_start >= f->node_start && node_end <= f->node_end, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "TdFilmNodalFields: nodes [%" PetscInt_FMT ", %" PetscInt_FMT ") of film '%s' are not all this rank's output nodes [%" PetscInt_FMT ", %" PetscInt_FMT ") (TdOutputPartRange)", node_start, node_end, f->name, f->node_start, f->node_end);
   TdFilmFrameMotion(m, f, t, c, cdot);
 #pragma omp parallel for schedule(dynamic, 16) reduction(min : hm)
   for (PetscInt nd = node_start; nd < node_end; nd++) {
@@ -1145,7 +1125,7 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
     char           miss[512];
     sw.want_lin = sb.want_lin = PETSC_FALSE;
     for (PetscInt d = 0; d < 3; d++) x[d] = f->surface.X[3 * nd + d] + c[d];
-    if (TdFilmPointState(m, f, miss, &f->node_hits[2 * nd], &f->node_hits[2 * nd + 1], x, &f->node_normal[3 * nd], NULL, cdot, t, q, NULL, 1e-2, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
+    if (TdFilmPointState(m, f, miss, &TdFilmNodeHits(f, nd)[0], &TdFilmNodeHits(f, nd)[1], x, &f->node_normal[3 * (nd - f->node_start)], NULL, cdot, t, q, NULL, 1e-2, NULL, &ps, &sw, &sb, &ok)) ok = PETSC_FALSE;
     const PetscInt k = nd - node_start;
     h[k] = ok ? ps.h : NAN;
     if (ok) hm = PetscMin(hm, ps.h);

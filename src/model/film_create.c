@@ -5,6 +5,7 @@
 */
 #include "film_private.h"
 #include <tribodyn/options.h>
+#include <tribodyn/output.h>
 #include <errno.h>
 #include <string.h>
 
@@ -274,22 +275,32 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
     }
     f->nunknowns = next - f->first_unknown;
     /* geometry, oriented from the wall to the base; first projections; start-up checks */
-    PetscCall(PetscMalloc1(f->surface.nquads, &f->geometry));
-    PetscCall(PetscCalloc1(8 * f->surface.nquads, &f->hits));
+    TdFilmHit hit00[2];             /* quad 0's first wall and base hits, and its first normal: */
+    PetscReal n00[3] = {0, 0, 0};   /* the check below that the faces face each other */
     {
       /* the ranks' shares of the quads: contiguous strips of equal length (each quad costs the
-         same: its projections and one Reynolds element) */
+         same: its projections and one Reynolds element); of the nodes, the chunks whose output
+         fields each rank writes (TdOutputPartRange, as the output's datasets are chunked) */
       PetscMPIInt rank, size;
       PetscCallMPI(MPI_Comm_rank(m->comm, &rank));
       PetscCallMPI(MPI_Comm_size(m->comm, &size));
       f->quad_start = (PetscInt)(((PetscInt64)f->surface.nquads * rank) / size);
       f->quad_end   = (PetscInt)(((PetscInt64)f->surface.nquads * (rank + 1)) / size);
+      TdOutputPartRange(f->surface.nnodes, size, rank, &f->node_start, &f->node_end);
     }
-    PetscCall(PetscCalloc1(2 * f->surface.nnodes, &f->node_hits));
-    for (PetscInt k = 0; k < 8 * f->surface.nquads; k++) f->hits[k].face = -1;
-    for (PetscInt k = 0; k < 2 * f->surface.nnodes; k++) f->node_hits[k].face = -1;
+    /* only this rank's quads and nodes keep their geometry and hits (the bulk of a fine film's
+       memory: about 1.2 kB per quad); the loop below visits every quad alike on every rank, so
+       that the start-up checks, h_ref and the searches' starting faces are those of one rank */
+    PetscCall(PetscMalloc1(PetscMax(f->quad_end - f->quad_start, 1), &f->geometry));
+    PetscCall(PetscMalloc1(PetscMax(8 * (f->quad_end - f->quad_start), 1), &f->hits));
+    PetscCall(PetscMalloc1(PetscMax(2 * (f->node_end - f->node_start), 1), &f->node_hits));
+    PetscCall(PetscCalloc1(PetscMax(3 * (f->node_end - f->node_start), 1), &f->node_normal));
+    for (PetscInt k = 0; k < 2 * (f->node_end - f->node_start); k++) f->node_hits[k].face = -1;
+    hit00[0].face = hit00[1].face = -1;
     {
-      PetscReal hsum = 0, area = 0;
+      PetscReal        hsum = 0, area = 0;
+      FilmQuadGeometry g_other;
+      TdFilmHit        hits_other[8];
       /* each search starts on the face the point before it found (its start uv at the face's
          centre, as a search over all faces starts): a neighbouring point almost always lies on
          the same face or on one around it, where a search over all faces of the set cost each
@@ -297,10 +308,13 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
          8 s per rank, at every start and restart) */
       PetscInt last[3] = {-1, -1, -1}; /* wall, base, orientation probe */
       for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
-        PetscReal      X[4][3], h0[3];
-        FilmPointState ps = {0};
-        SurfaceState   s1, s2;
-        PetscBool      ok = PETSC_TRUE;
+        const PetscBool   mine = qd >= f->quad_start && qd < f->quad_end ? PETSC_TRUE : PETSC_FALSE;
+        FilmQuadGeometry *g    = mine ? TdFilmGeometry(f, qd) : &g_other;
+        TdFilmHit        *hq   = mine ? TdFilmHits(f, qd) : hits_other;
+        PetscReal         X[4][3], h0[3];
+        FilmPointState    ps = {0};
+        SurfaceState      s1, s2;
+        PetscBool         ok = PETSC_TRUE;
         s1.want_lin = s2.want_lin = PETSC_FALSE;
         for (PetscInt i = 0; i < 4; i++)
           for (PetscInt d = 0; d < 3; d++) X[i][d] = f->surface.X[3 * f->surface.quads[4 * qd + i] + d];
@@ -314,44 +328,66 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
             b[d] = X[3][d] - X[0][d] + X[2][d] - X[1][d];
           }
           vec3_cross(a, b, h0);
-          film_quad_geometry(X, h0, &f->geometry[qd]);
+          film_quad_geometry(X, h0, g);
           probe.face     = last[2];
           probe.pt.uv[0] = probe.pt.uv[1] = 0;
-          film_line_init(f->geometry[qd].n[0], &line);
-          PetscCall(TdFilmProjectSurface(m, f, &f->wall, &probe, f->geometry[qd].x[0], f->geometry[qd].n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &s1, &ok));
-          if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)f->geometry[qd].x[0][0], (double)f->geometry[qd].x[0][1], (double)f->geometry[qd].x[0][2], m->bodies[f->wall.body].name, f->wall.face);
+          film_line_init(g->n[0], &line);
+          PetscCall(TdFilmProjectSurface(m, f, &f->wall, &probe, g->x[0], g->n[0], &line, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &s1, &ok));
+          if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the line through the film point (%g, %g, %g) normal to the reference surface misses the wall %s:%s; the reference surface must lie between the wall and the base", p, (double)g->x[0][0], (double)g->x[0][1], (double)g->x[0][2], m->bodies[f->wall.body].name, f->wall.face);
           last[2] = probe.face;
           if (probe.pt.s > 0)
             for (PetscInt d = 0; d < 3; d++) h0[d] = -h0[d];
-          film_quad_geometry(X, h0, &f->geometry[qd]);
-        } else film_quad_geometry(X, hint, &f->geometry[qd]);
+          film_quad_geometry(X, h0, g);
+        } else film_quad_geometry(X, hint, g);
         for (PetscInt gp = 0; gp < 4; gp++) {
-          const FilmQuadGeometry *g = &f->geometry[qd];
           for (PetscInt a = 0; a < 2; a++) {
-            TdFilmHit *hit = &f->hits[8 * qd + 4 * a + gp];
+            TdFilmHit *hit = &hq[4 * a + gp];
             hit->face      = last[a];
             hit->pt.uv[0] = hit->pt.uv[1] = 0;
           }
-          PetscCall(TdFilmPointState(m, f, f->miss, &f->hits[8 * qd + gp], &f->hits[8 * qd + 4 + gp], g->x[gp], g->n[gp], NULL, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &ps, &s1, &s2, &ok));
-          last[0] = f->hits[8 * qd + gp].face;
-          last[1] = f->hits[8 * qd + 4 + gp].face;
+          PetscCall(TdFilmPointState(m, f, f->miss, &hq[gp], &hq[4 + gp], g->x[gp], g->n[gp], NULL, (PetscReal[3]){0, 0, 0}, 0, m->q_ref, NULL, 1e-9, NULL, &ps, &s1, &s2, &ok));
+          last[0] = hq[gp].face;
+          last[1] = hq[4 + gp].face;
           if (!ok) SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "%s; check -%s_wall, -%s_base and the reference surface", f->miss, p, p);
           if (f->model == TD_FILM_REYNOLDS && !(ps.h > 0))
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the film height at the start is %g m at the film point (%g, %g, %g); the Reynolds film needs a positive gap between %s:%s and %s:%s (the wall above, the base below along the normal)", p, (double)ps.h, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2], m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face);
           /* the faces must face each other: the wall behind the point, the base ahead */
-          if (!(f->hits[8 * qd + gp].pt.s <= f->hits[8 * qd + 4 + gp].pt.s))
+          if (!(hq[gp].pt.s <= hq[4 + gp].pt.s))
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the faces %s:%s and %s:%s do not face each other at the film point (%g, %g, %g)", p, m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face, (double)g->x[gp][0], (double)g->x[gp][1], (double)g->x[gp][2]);
           hsum += g->w[gp] * ps.h;
           area += g->w[gp];
         }
+        if (qd == 0) { /* for the facing check below */
+          hit00[0] = hq[0];
+          hit00[1] = hq[4];
+          for (PetscInt d = 0; d < 3; d++) n00[d] = g->n[0][d];
+        }
+        /* this rank's output nodes: the sum of their quads' Gauss-point normals, and their
+           first search's faces, those of the first quad around them that found its faces */
+        for (PetscInt k = 0; k < 4; k++) {
+          const PetscInt nd = f->surface.quads[4 * qd + k];
+          if (nd < f->node_start || nd >= f->node_end) continue;
+          for (PetscInt gp = 0; gp < 4; gp++)
+            for (PetscInt d = 0; d < 3; d++) f->node_normal[3 * (nd - f->node_start) + d] += g->n[gp][d];
+          for (PetscInt a = 0; a < 2; a++) {
+            TdFilmHit *hit = &TdFilmNodeHits(f, nd)[a];
+            if (hit->face >= 0 || hq[4 * a].face < 0) continue;
+            hit->face     = hq[4 * a].face;
+            hit->pt.uv[0] = hit->pt.uv[1] = 0;
+          }
+        }
+      }
+      for (PetscInt nd = f->node_start; nd < f->node_end; nd++) {
+        PetscReal *nrm = &f->node_normal[3 * (nd - f->node_start)], l = PetscSqrtReal(vec3_dot(nrm, nrm));
+        for (PetscInt d = 0; d < 3; d++) nrm[d] /= l;
       }
       f->area = area;
       if (!(f->h_ref > 0)) f->h_ref = hsum / area;
       /* the lines of this rank's Gauss points, which the passes would otherwise form again
          (an orthonormal basis around the fixed reference normal) for every point */
-      PetscCall(PetscMalloc1(4 * (f->quad_end - f->quad_start), &f->lines));
+      PetscCall(PetscMalloc1(PetscMax(4 * (f->quad_end - f->quad_start), 1), &f->lines));
       for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++)
-        for (PetscInt gp = 0; gp < 4; gp++) film_line_init(f->geometry[qd].n[gp], &f->lines[4 * (qd - f->quad_start) + gp]);
+        for (PetscInt gp = 0; gp < 4; gp++) film_line_init(TdFilmGeometry(f, qd)->n[gp], &f->lines[4 * (qd - f->quad_start) + gp]);
       if (f->model == TD_FILM_DRY) f->h_ref = PetscMax(f->h_ref, 1e-6);
     }
     f->residual_scale = f->fluid.rho * f->h_ref * f->h_ref * f->h_ref * f->p_ref / (12 * f->fluid.mu);
@@ -362,7 +398,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
       for (PetscInt k = 0; k < 2; k++) {
         const TdBody    *body = &m->bodies[ss[k]->body];
         const TdMeshSet *set  = (const TdMeshSet *)ss[k]->set;
-        const TdFilmHit *h    = &f->hits[4 * k];
+        const TdFilmHit *h    = &hit00[k];
         if (ss[k]->kind == TD_FACE_RIGID_CYLINDER || ss[k]->kind == TD_FACE_FREE_CYLINDER || h->face < 0) continue;
         {
           /* outward normal from the hit's tangents: r_u x r_v is +axis for faces of xi and zeta,
@@ -377,7 +413,7 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
           out[2] = sign * (t[0][0] * t[1][1] - t[1][0] * t[0][1]);
           len    = PetscSqrtReal(vec3_dot(out, out));
           for (PetscInt d = 0; d < 3; d++) out[d] /= len;
-          if (sgn[k] * vec3_dot(out, f->geometry[0].n[0]) < 0.5)
+          if (sgn[k] * vec3_dot(out, n00) < 0.5)
             SETERRQ(m->comm, PETSC_ERR_USER_INPUT, "Film '%s': the faces %s:%s and %s:%s do not face each other (the %s's outward normal does not point %s the film); choose faces whose outward normals oppose", p, m->bodies[f->wall.body].name, f->wall.face, m->bodies[f->base.body].name, f->base.face, k ? "base" : "wall", k ? "into" : "across");
         }
       }

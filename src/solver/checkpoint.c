@@ -141,13 +141,6 @@ static PetscErrorCode CheckSignature(TdModel m, const char path[], PetscInt n, c
   }
 }
 
-/* The nodes whose output projections this rank makes (main.c's WriteRecord shares them so). */
-static void NodeRange(PetscInt nn, PetscMPIInt rank, PetscMPIInt size, PetscInt *lo, PetscInt *hi)
-{
-  *lo = (PetscInt)(((PetscInt64)nn * rank) / size);
-  *hi = (PetscInt)(((PetscInt64)nn * (rank + 1)) / size);
-}
-
 /* A per-rank array (keys, or else reals: isint) as one checkpoint array of the ranks' parts in
    rank order, each written by its rank, and counts_name, the parts' lengths, which a restart on
    as many ranks hands back out. */
@@ -195,26 +188,23 @@ static PetscErrorCode ScatterUnknowns(TdSolver s, const PetscReal all[], Vec U)
   PetscFunctionReturn(0);
 }
 
-/* The hits of this rank's quads and nodes as (face, u, v) triples at their global places, summed
-   over the ranks onto rank 0 (every hit has one owner). */
+/* The hits of this rank's quads and nodes (the only ones it keeps: its strip of quads, its output
+   nodes) as (face, u, v) triples at their global places, summed over the ranks onto rank 0
+   (every hit has one owner). */
 static PetscErrorCode GatherHits(TdSolver s, const TdFilm *f, PetscBool nodes, PetscReal all[])
 {
   PetscMPIInt      rank, size;
-  PetscInt         lo, hi, per = nodes ? 2 : 8, n = nodes ? f->surface.nnodes : f->surface.nquads;
+  const PetscInt   per = nodes ? 2 : 8, n = nodes ? f->surface.nnodes : f->surface.nquads;
+  const PetscInt   lo = nodes ? f->node_start : f->quad_start, hi = nodes ? f->node_end : f->quad_end;
   const TdFilmHit *hits = nodes ? f->node_hits : f->hits;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  if (nodes) NodeRange(n, rank, size, &lo, &hi);
-  else {
-    lo = f->quad_start;
-    hi = f->quad_end;
-  }
   PetscCall(PetscArrayzero(all, 3 * per * n));
   for (PetscInt k = per * lo; k < per * hi; k++) {
-    all[3 * k + 0] = (PetscReal)hits[k].face;
-    all[3 * k + 1] = hits[k].pt.uv[0];
-    all[3 * k + 2] = hits[k].pt.uv[1];
+    all[3 * k + 0] = (PetscReal)hits[k - per * lo].face;
+    all[3 * k + 1] = hits[k - per * lo].pt.uv[0];
+    all[3 * k + 2] = hits[k - per * lo].pt.uv[1];
   }
   if (size > 1) PetscCallMPI(MPI_Reduce(rank ? all : MPI_IN_PLACE, all, (PetscMPIInt)(3 * per * n), MPIU_REAL, MPIU_SUM, 0, s->comm));
   PetscFunctionReturn(0);
@@ -544,15 +534,17 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     TdFilm *f = &m->films[fi];
     for (PetscInt nodes = 0; nodes < 2; nodes++) {
-      TdFilmHit *hits = nodes ? f->node_hits : f->hits;
-      PetscInt   nh   = nodes ? 2 * f->surface.nnodes : 8 * f->surface.nquads;
+      /* this rank's part: its strip of quads, its output nodes */
+      TdFilmHit     *hits = nodes ? f->node_hits : f->hits;
+      const PetscInt per = nodes ? 2 : 8, nh = per * (nodes ? f->surface.nnodes : f->surface.nquads);
+      const PetscInt lo = per * (nodes ? f->node_start : f->quad_start), hi = per * (nodes ? f->node_end : f->quad_end);
       PetscCall(PetscSNPrintf(name, sizeof name, nodes ? "film_%s_node_hits" : "film_%s_hits", f->name));
       PetscCall(TdCheckpointFileGetReal(cf, name, PETSC_FALSE, &n, &v));
       if (n == 3 * nh)
-        for (PetscInt k = 0; k < nh; k++) {
-          hits[k].face     = (PetscInt)v[3 * k];
-          hits[k].pt.uv[0] = v[3 * k + 1];
-          hits[k].pt.uv[1] = v[3 * k + 2];
+        for (PetscInt k = lo; k < hi; k++) {
+          hits[k - lo].face     = (PetscInt)v[3 * k];
+          hits[k - lo].pt.uv[0] = v[3 * k + 1];
+          hits[k - lo].pt.uv[1] = v[3 * k + 2];
         }
       PetscCall(PetscFree(v));
     }

@@ -1995,18 +1995,19 @@ static PetscErrorCode EstimateBodyFloor(TdSolver s, SNES snes, Vec F)
      projections' starting faces (hits) restored, so that a run whose floor lies below its
      tolerance is bitwise what it was without the estimate */
   for (PetscInt fi = 0; fi < s->model->nfilms; fi++) {
-    const TdFilm *f = &s->model->films[fi];
-    PetscCall(PetscMalloc2(8 * f->surface.nquads, &hits[fi], 2 * f->surface.nnodes, &node_hits[fi]));
-    PetscCall(PetscArraycpy(hits[fi], f->hits, 8 * f->surface.nquads));
-    PetscCall(PetscArraycpy(node_hits[fi], f->node_hits, 2 * f->surface.nnodes));
+    const TdFilm  *f  = &s->model->films[fi];
+    const PetscInt nq = 8 * (f->quad_end - f->quad_start), nn = 2 * (f->node_end - f->node_start); /* this rank's (film.h) */
+    PetscCall(PetscMalloc2(PetscMax(nq, 1), &hits[fi], PetscMax(nn, 1), &node_hits[fi]));
+    PetscCall(PetscArraycpy(hits[fi], f->hits, nq));
+    PetscCall(PetscArraycpy(node_hits[fi], f->node_hits, nn));
   }
   s->in_test = PETSC_TRUE;
   PetscCall(TdSolverResidual(snes, s->floor_u, s->floor_r, s));
   s->in_test = PETSC_FALSE;
   for (PetscInt fi = 0; fi < s->model->nfilms; fi++) {
     TdFilm *f = &s->model->films[fi];
-    PetscCall(PetscArraycpy(f->hits, hits[fi], 8 * f->surface.nquads));
-    PetscCall(PetscArraycpy(f->node_hits, node_hits[fi], 2 * f->surface.nnodes));
+    PetscCall(PetscArraycpy(f->hits, hits[fi], 8 * (f->quad_end - f->quad_start)));
+    PetscCall(PetscArraycpy(f->node_hits, node_hits[fi], 2 * (f->node_end - f->node_start)));
     PetscCall(PetscFree2(hits[fi], node_hits[fi]));
   }
   PetscCall(PetscFree2(hits, node_hits));

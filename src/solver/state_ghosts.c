@@ -141,15 +141,14 @@ static PetscErrorCode ScatterToMarked(TdSolver s, const char mark[], PetscInt *n
    surfaces of a film with quads on this rank; else the faces the quads' points hit last and
    -state_ghosts_rings rings of faces around them (a point's next search starts at its last face,
    then tries the faces around it).  The film nodes whose fields this rank writes at each record
-   (TdOutputPartRange) count as its points too: their unknowns, and the faces they and the quads
-   around them hit last (a node's first search starts on its quads' faces). */
+   (TdOutputPartRange) count as its points too: their unknowns, and the faces they hit last (a
+   node's first search starts on the faces of a quad around it, set with the film). */
 PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
 {
   TdModel     m = s->model;
   char       *mark, *near, *ring;
   PetscBool   changed = PETSC_FALSE;
   PetscInt    nrecv = 0, n = 0;
-  PetscMPIInt size, rank;
   PetscFunctionBegin;
   if (!s->ghost_base) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(s->N, &mark));
@@ -157,13 +156,9 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   /* the faces' elements first (near; a quad's points and their neighbours mostly share a few),
      then their unknowns */
   PetscCall(PetscCalloc1(PetscMax(m->nelements, 1), &near));
-  PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     const TdFilm *f = &m->films[fi];
-    PetscInt      n0, n1;
-    TdOutputPartRange(f->surface.nnodes, size, rank, &n0, &n1);
-    if (!s->ghost_output_nodes) n1 = n0;
+    const PetscInt n0 = f->node_start, n1 = s->ghost_output_nodes ? f->node_end : n0;
     for (PetscInt nd = n0; nd < n1; nd++) {
       if (f->unknown && f->unknown[nd] >= 0) mark[f->unknown[nd]] = 1;
       if (f->theta_unknown && f->theta_unknown[nd] >= 0) mark[f->theta_unknown[nd]] = 1;
@@ -179,17 +174,13 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
       }
       /* faces of the set (ring): 1 hit, then 2, 3, ... for the rings around them */
       PetscCall(PetscCalloc1(set->nfaces, &ring));
-      for (PetscInt qd = 0; qd < f->surface.nquads; qd++) {
-        PetscBool mine = qd >= f->quad_start && qd < f->quad_end ? PETSC_TRUE : PETSC_FALSE;
-        for (PetscInt k = 0; k < 4 && !mine; k++) mine = f->surface.quads[4 * qd + k] >= n0 && f->surface.quads[4 * qd + k] < n1 ? PETSC_TRUE : PETSC_FALSE;
-        if (!mine) continue;
+      for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++)
         for (PetscInt gp = 0; gp < 4; gp++) {
-          const PetscInt face = f->hits[8 * qd + 4 * a + gp].face;
+          const PetscInt face = TdFilmHits(f, qd)[4 * a + gp].face;
           if (face >= 0) ring[face] = 1;
         }
-      }
-      for (PetscInt nd = n0; nd < n1 && f->node_hits; nd++)
-        if (f->node_hits[2 * nd + a].face >= 0) ring[f->node_hits[2 * nd + a].face] = 1;
+      for (PetscInt nd = n0; nd < n1; nd++)
+        if (TdFilmNodeHits(f, nd)[a].face >= 0) ring[TdFilmNodeHits(f, nd)[a].face] = 1;
       for (PetscInt r = 1; r <= s->ghost_rings && surf->neighbours; r++)
         for (PetscInt fc = 0; fc < set->nfaces; fc++)
           if (ring[fc] == r)
