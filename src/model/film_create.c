@@ -292,8 +292,8 @@ PetscErrorCode TdFilmsCreateFromOptions(TdModel m, PetscInt nf, char (*names)[64
        memory: about 1.2 kB per quad); the loop below visits every quad alike on every rank, so
        that the start-up checks, h_ref and the searches' starting faces are those of one rank */
     PetscCall(PetscMalloc1(PetscMax(f->quad_end - f->quad_start, 1), &f->geometry));
-    PetscCall(PetscMalloc1(PetscMax(8 * (f->quad_end - f->quad_start), 1), &f->hits));
-    PetscCall(PetscMalloc1(PetscMax(2 * (f->node_end - f->node_start), 1), &f->node_hits));
+    PetscCall(PetscCalloc1(PetscMax(8 * (f->quad_end - f->quad_start), 1), &f->hits));
+    PetscCall(PetscCalloc1(PetscMax(2 * (f->node_end - f->node_start), 1), &f->node_hits));
     PetscCall(PetscCalloc1(PetscMax(3 * (f->node_end - f->node_start), 1), &f->node_normal));
     for (PetscInt k = 0; k < 2 * (f->node_end - f->node_start); k++) f->node_hits[k].face = -1;
     hit00[0].face = hit00[1].face = -1;
