@@ -249,7 +249,9 @@ PetscErrorCode TdFilmsCOOPattern(TdModel model, PetscCount *n, PetscInt rows[], 
 PetscErrorCode TdFilmNodePositions(TdModel model, PetscInt film, PetscReal t, const PetscReal q[], PetscReal pos[]);
 /* Nodal fields for output: pressure [Pa], h [m], asperity pressure [Pa] of film f at the nodes
    [node_start, node_end), node n in entry n - node_start (the ranks share the nodes, each writes
-   its own part), and the smallest h among them in *hmin. */
+   its own part; the range must lie within the rank's output nodes, TdFilm's node_start and
+   node_end, whose projection starts only that rank keeps), and the smallest h among them in
+   *hmin. */
 PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscInt node_start, PetscInt node_end, PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin);
 /* JFO films: the film fraction at every node (1 on the flooded boundary, and for other films). */
 void TdFilmNodalTheta(TdModel model, PetscInt f, const PetscScalar u[], PetscReal theta[]);
