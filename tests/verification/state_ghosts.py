@@ -9,7 +9,9 @@ to parallel_consistency's 1e-6 (the other models: solver tolerance).
 
 1. The lubricated slider-guide case, 0-2 ms, on 2 ranks: the same histories as on 1 rank, and
    the same body node positions and displacements in the field records (each rank writes its
-   part of the nodes, their positions sent by their owners at field records only); each
+   part of the nodes, their positions sent by their owners at field records only) and the same
+   film heights at the film nodes (each rank projects its chunk of the nodes, whose normals and
+   first faces only it keeps); each
    rank's set is a strict part of the N unknowns, and together the ranks receive fewer entries
    from other ranks than the whole-vector exchange (each rank all it does not own, (P-1) N in
    all), as printed at the end of the run.
@@ -64,9 +66,10 @@ rig = ["-options_file", case, "-t_final", "2e-3"]
 one, _ = tdrun.run(rig, name="rig_np1")
 two, proc = tdrun.run(rig + ["-state_ghosts_check"], nproc=2, name="rig_np2")
 tdrun.check_same_histories(checks, tdrun.rig_histories(one), tdrun.rig_histories(two), "2 ranks (ghost check) vs 1")
-for ds in ("/bodies/guide/position", "/bodies/guide/displacement", "/bodies/slider_block/displacement"):
+for ds in ("/bodies/guide/position", "/bodies/guide/displacement", "/bodies/slider_block/displacement", "/films/film/h"):
     # field records (every 1 ms): each rank writes its part of the nodes, their positions from
-    # their owners (NaN under the ghost check if they were not sent)
+    # their owners (NaN under the ghost check if they were not sent); the film's h at the nodes
+    # each rank projects from the normals and first faces it alone keeps (film.h)
     a, b = tdrun.dataset(one, ds), tdrun.dataset(two, ds)
     rel = np.max(np.abs(a - b)) / np.max(np.abs(a)) if a.shape == b.shape else np.inf
     checks.true("%s, 2 ranks (ghost check) vs 1: max rel. difference %.2e <= 1e-9" % (ds, rel), rel <= 1e-9)
