@@ -930,6 +930,25 @@ PetscErrorCode TdOutputAddFieldSeries(TdOutput out, const char dataset[], PetscI
   PetscFunctionReturn(0);
 }
 
+/* This rank's part of a record of series s, rows [start, start + count) of inner values each:
+   values, less ref's rows there when ref is given (a TD_SERIES_DIFF), written at
+   TdOutputAppendFieldRecord (TdSeriesWritePart). */
+static PetscErrorCode SeriesStorePart(TdSeries *s, PetscInt start, PetscInt count, PetscInt inner, const PetscReal values[], const PetscReal ref[])
+{
+  PetscFunctionBegin;
+  if (count * inner > s->part_size) {
+    PetscCall(PetscFree(s->part));
+    PetscCall(PetscMalloc1(count * inner, &s->part));
+    s->part_size = count * inner;
+  }
+  for (PetscInt j = 0; j < count * inner; j++) s->part[j] = ref ? values[j] - ref[start * inner + j] : values[j];
+  s->part_start = start;
+  s->part_count = count;
+  s->parted     = PETSC_TRUE;
+  s->isset      = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, PetscInt count, const PetscReal values[])
 {
   TdSeries   *s;
@@ -971,31 +990,10 @@ PetscErrorCode TdOutputSetSeriesPart(TdOutput out, PetscInt id, PetscInt start, 
     s->isset = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
-  if (count * inner > s->part_size) {
-    PetscCall(PetscFree(s->part));
-    PetscCall(PetscMalloc1(count * inner, &s->part));
-    s->part_size = count * inner;
-  }
-  if (count) PetscCall(PetscArraycpy(s->part, values, count * inner));
-  s->part_start = start;
-  s->part_count = count;
-  s->parted     = PETSC_TRUE;
-  s->isset      = PETSC_TRUE;
+  PetscCall(SeriesStorePart(s, start, count, inner, values, NULL));
   /* the series computed from this one (a body's displacement from its positions): the same part */
-  for (PetscInt i = 0; i < out->nseries; i++) {
-    TdSeries *d = &out->series[i];
-    if (d->kind != TD_SERIES_DIFF || d->source != id) continue;
-    if (count * inner > d->part_size) {
-      PetscCall(PetscFree(d->part));
-      PetscCall(PetscMalloc1(count * inner, &d->part));
-      d->part_size = count * inner;
-    }
-    for (PetscInt j = 0; j < count * inner; j++) d->part[j] = values[j] - d->ref[start * inner + j];
-    d->part_start = start;
-    d->part_count = count;
-    d->parted     = PETSC_TRUE;
-    d->isset      = PETSC_TRUE;
-  }
+  for (PetscInt i = 0; i < out->nseries; i++)
+    if (out->series[i].kind == TD_SERIES_DIFF && out->series[i].source == id) PetscCall(SeriesStorePart(&out->series[i], start, count, inner, values, out->series[i].ref));
   PetscFunctionReturn(0);
 }
 

@@ -188,25 +188,36 @@ static PetscErrorCode ScatterUnknowns(TdSolver s, const PetscReal all[], Vec U)
   PetscFunctionReturn(0);
 }
 
-/* The hits of this rank's quads and nodes (the only ones it keeps: its strip of quads, its output
-   nodes) as (face, u, v) triples at their global places, summed over the ranks onto rank 0
-   (every hit has one owner). */
+/* A film's hits of one kind as this rank keeps them (film.h): the quads' (8 per quad, its strip)
+   or the output nodes' (2 per node, its chunk); the rank's hits are [lo, hi) of the nh in the
+   global order, hits[k - lo] the k-th. */
+static void FilmHitsPart(const TdFilm *f, PetscBool nodes, TdFilmHit **hits, PetscInt *lo, PetscInt *hi, PetscInt *nh)
+{
+  const PetscInt per = nodes ? 2 : 8;
+  *hits = nodes ? f->node_hits : f->hits;
+  *lo   = per * (nodes ? f->node_start : f->quad_start);
+  *hi   = per * (nodes ? f->node_end : f->quad_end);
+  *nh   = per * (nodes ? f->surface.nnodes : f->surface.nquads);
+}
+
+/* The hits of this rank's quads and nodes (the only ones it keeps) as (face, u, v) triples at
+   their global places, summed over the ranks onto rank 0 (every hit has one owner). */
 static PetscErrorCode GatherHits(TdSolver s, const TdFilm *f, PetscBool nodes, PetscReal all[])
 {
-  PetscMPIInt      rank, size;
-  const PetscInt   per = nodes ? 2 : 8, n = nodes ? f->surface.nnodes : f->surface.nquads;
-  const PetscInt   lo = nodes ? f->node_start : f->quad_start, hi = nodes ? f->node_end : f->quad_end;
-  const TdFilmHit *hits = nodes ? f->node_hits : f->hits;
+  PetscMPIInt rank, size;
+  PetscInt    lo, hi, nh;
+  TdFilmHit  *hits;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(PetscArrayzero(all, 3 * per * n));
-  for (PetscInt k = per * lo; k < per * hi; k++) {
-    all[3 * k + 0] = (PetscReal)hits[k - per * lo].face;
-    all[3 * k + 1] = hits[k - per * lo].pt.uv[0];
-    all[3 * k + 2] = hits[k - per * lo].pt.uv[1];
+  FilmHitsPart(f, nodes, &hits, &lo, &hi, &nh);
+  PetscCall(PetscArrayzero(all, 3 * nh));
+  for (PetscInt k = lo; k < hi; k++) {
+    all[3 * k + 0] = (PetscReal)hits[k - lo].face;
+    all[3 * k + 1] = hits[k - lo].pt.uv[0];
+    all[3 * k + 2] = hits[k - lo].pt.uv[1];
   }
-  if (size > 1) PetscCallMPI(MPI_Reduce(rank ? all : MPI_IN_PLACE, all, (PetscMPIInt)(3 * per * n), MPIU_REAL, MPIU_SUM, 0, s->comm));
+  if (size > 1) PetscCallMPI(MPI_Reduce(rank ? all : MPI_IN_PLACE, all, (PetscMPIInt)(3 * nh), MPIU_REAL, MPIU_SUM, 0, s->comm));
   PetscFunctionReturn(0);
 }
 
@@ -535,9 +546,9 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     TdFilm *f = &m->films[fi];
     for (PetscInt nodes = 0; nodes < 2; nodes++) {
       /* this rank's part: its strip of quads, its output nodes */
-      TdFilmHit     *hits = nodes ? f->node_hits : f->hits;
-      const PetscInt per = nodes ? 2 : 8, nh = per * (nodes ? f->surface.nnodes : f->surface.nquads);
-      const PetscInt lo = per * (nodes ? f->node_start : f->quad_start), hi = per * (nodes ? f->node_end : f->quad_end);
+      TdFilmHit *hits;
+      PetscInt   lo, hi, nh;
+      FilmHitsPart(f, (PetscBool)nodes, &hits, &lo, &hi, &nh);
       PetscCall(PetscSNPrintf(name, sizeof name, nodes ? "film_%s_node_hits" : "film_%s_hits", f->name));
       PetscCall(TdCheckpointFileGetReal(cf, name, PETSC_FALSE, &n, &v));
       if (n == 3 * nh)
