@@ -3,7 +3,7 @@
 # and a singular matrix.
 tribodyn_test_program(test_mumps_single test_mumps_single.c unit)
 if(TRIBODYN_MPIEXEC)
-  # on 2 ranks: the distributed right-hand side and solution against the path through rank 0
+  # on 2 ranks: a MATMPIAIJ matrix (MUMPS's distributed input), MUMPS's double LU as the reference
   add_test(NAME test_mumps_single_mpi2 COMMAND ${TRIBODYN_MPIEXEC} -n 2 $<TARGET_FILE:test_mumps_single>)
   set_tests_properties(test_mumps_single_mpi2 PROPERTIES LABELS "unit;mpi" TIMEOUT 600)
 endif()

@@ -122,24 +122,6 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "one application of the float factor: |x - x*|/|x*| = %.2e\n", (double)e));
   CHECKF(e < 1e-5 && e > 1e-10, "the float LU's solve has error %.2e, expected single precision (1e-10 .. 1e-5)", (double)e);
 
-  if (size > 1) {
-    /* the same factor with the right-hand side and solution through rank 0 (the default on
-       several ranks leaves both distributed): the same single-precision solve, whose only
-       difference is where the entries travel */
-    Vec       xc;
-    PetscReal ec, dc;
-    PetscCall(VecDuplicate(xs, &xc));
-    PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_single_distributed_rhs", "false"));
-    PetscCall(Solve(A, A, KSPPREONLY, MATSOLVERMUMPSSINGLE, b, xc, &its, &reason));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_mumps_single_distributed_rhs"));
-    ec = RelError(xc, xs);
-    dc = RelError(xc, x);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "through rank 0: |x - x*|/|x*| = %.2e, against the distributed solve %.2e\n", (double)ec, (double)dc));
-    CHECKF(ec < 1e-5 && ec > 1e-10, "the float LU's solve through rank 0 has error %.2e, expected single precision (1e-10 .. 1e-5)", (double)ec);
-    CHECKF(dc < 1e-6, "the distributed and the centralised right-hand side give solutions %.2e apart (the same factor: expected float rounding)", (double)dc);
-    PetscCall(VecDestroy(&xc));
-  }
-
   /* FGMRES with it: double precision */
   PetscCall(Solve(A, A, KSPFGMRES, MATSOLVERMUMPSSINGLE, b, x, &its, &reason));
   /* the double reference: PETSc's own LU on one rank, MUMPS's double LU on several */

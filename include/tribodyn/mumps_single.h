@@ -3,8 +3,8 @@
 /*
   A single-precision MUMPS LU as a PETSc solver type for MATSEQAIJ and MATMPIAIJ matrices
   (src/solver/mumps_single.c): -pc_type lu -pc_factor_mat_solver_type mumps_single.  On several
-  ranks MUMPS takes each rank's rows as they are (distributed input), each rank's entries of the
-  right-hand side, and leaves the solution distributed (nothing passes through rank 0).
+  ranks MUMPS takes each rank's rows as they are (distributed input) and the right-hand side
+  through rank 0.
 
   Why: tribodyn keeps the LU of an earlier Jacobian as the preconditioner of a Krylov method
   (GMRES) for many Newton steps (-refactor_its), so each step's cost is dominated by the
@@ -23,9 +23,6 @@
                                        pivoting needs more)
     -mat_mumps_single_cntl_1 <0.01>    relative pivoting threshold
     -mat_mumps_single_verbose          MUMPS's own statistics (ICNTL(4) = 2)
-    -mat_mumps_single_distributed_rhs <true on several ranks>
-                                       right-hand side and solution distributed (ICNTL(20) =
-                                       10, ICNTL(21) = 1); false: through rank 0
 */
 #include <petscmat.h>
 

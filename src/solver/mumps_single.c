@@ -7,13 +7,8 @@
   numeric one and solves one right-hand side per MatSolve, rounding the right-hand side to float
   and the solution back to double.  On several ranks each rank hands MUMPS its own rows
   (distributed assembled input, ICNTL(18) = 3: the diagonal and off-diagonal blocks of MATMPIAIJ,
-  row by row), and by default its own entries of the right-hand side (distributed dense
-  right-hand side, ICNTL(20) = 10), and takes back the solution entries of the pivots MUMPS
-  eliminated on it (distributed solution, ICNTL(21) = 1), which one scatter, made anew after each
-  factorisation (pivoting may move pivots between ranks), sends to the rows' owners: nothing
-  passes through rank 0, whose share of every solve would otherwise grow with N.
-  -mat_mumps_single_distributed_rhs false gives the centralised path (ICNTL(20) = ICNTL(21) = 0:
-  right-hand side and solution through rank 0).  The factor object follows PETSc's external-package pattern
+  row by row), and the right-hand side and solution travel through rank 0 (MUMPS's centralised
+  dense right-hand side, ICNTL(20) = 0, ICNTL(21) = 0).  The factor object follows PETSc's external-package pattern
   (the factor Mat carries the solver's ops), which needs PETSc's private matimpl.h: tribodyn is
   built against Debian's PETSc 3.18 only (CMakeLists.txt).
 */
@@ -24,7 +19,6 @@
 #define ICNTL(I) icntl[(I)-1]
 #define CNTL(I)  cntl[(I)-1]
 #define INFOG(I) infog[(I)-1]
-#define INFO(I)  info[(I)-1]
 
 typedef struct {
   SMUMPS_STRUC_C id;
@@ -35,19 +29,11 @@ typedef struct {
   PetscInt64     nnz;
   MUMPS_INT     *irn, *jcn; /* 1-based row and column of each (local) nonzero, in CSR order */
   float         *a, *rhs;
-  PetscBool      mpi;      /* MATMPIAIJ: distributed input */
+  PetscBool      mpi;      /* MATMPIAIJ: distributed input, right-hand side through rank 0 */
   PetscInt       mloc;     /* local rows */
   PetscInt      *ai_d, *ai_o; /* MPI: row offsets of the diagonal and off-diagonal blocks */
-  PetscBool      dist;     /* MPI: distributed right-hand side and solution (else through rank 0) */
-  VecScatter     tozero;   /* MPI, !dist: a distributed vector to rank 0 */
-  Vec            vzero;    /* MPI, !dist: its image on rank 0 */
-  MUMPS_INT     *irhs_loc; /* dist: the local rows' 1-based global indices */
-  MUMPS_INT     *isol_loc; /* dist: the rows of the solution entries MUMPS leaves here (INFO(23)) */
-  float         *sol_loc;
-  PetscInt       nsol;     /* dist: INFO(23) of the last factorisation */
-  PetscBool      sol_stale; /* dist: a factorisation since the scatter below was made */
-  Vec            vsol;     /* dist: sol_loc in double */
-  VecScatter     fromsol;  /* dist: vsol to the rows' owners */
+  VecScatter     tozero;   /* MPI: a distributed vector to rank 0 */
+  Vec            vzero;    /* MPI: its image on rank 0 */
   PetscInt       ordering; /* ICNTL(7) */
   PetscInt       icntl14;  /* ICNTL(14): extra working space, percent */
   PetscReal      cntl1;    /* CNTL(1): relative pivoting threshold */
@@ -95,50 +81,6 @@ static PetscErrorCode CopyValues(MumpsSingle *ms, Mat A)
   PetscFunctionReturn(0);
 }
 
-/* Several ranks, distributed right-hand side and solution: b's local entries go to MUMPS as
-   they are (ICNTL(20) = 10, rows irhs_loc); MUMPS leaves the solution entries of the pivots it
-   eliminated here in sol_loc (rows isol_loc, ICNTL(21) = 1), and fromsol sends each to the rank
-   that owns its row of x.  Each row is some rank's pivot exactly once, so INSERT fills x. */
-static PetscErrorCode SolveDistributed(MumpsSingle *ms, Vec b, Vec x)
-{
-  const PetscScalar *ba;
-  PetscScalar       *va;
-  PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(b, &ba));
-  for (PetscInt i = 0; i < ms->mloc; i++) ms->rhs[i] = (float)PetscRealPart(ba[i]);
-  PetscCall(VecRestoreArrayRead(b, &ba));
-  ms->id.nrhs     = 1;
-  ms->id.nloc_rhs = (MUMPS_INT)ms->mloc;
-  ms->id.lrhs_loc = (MUMPS_INT)PetscMax(ms->mloc, 1);
-  ms->id.rhs_loc  = ms->rhs;
-  ms->id.irhs_loc = ms->irhs_loc;
-  ms->id.sol_loc  = ms->sol_loc;
-  ms->id.lsol_loc = (MUMPS_INT)PetscMax(ms->nsol, 1);
-  ms->id.isol_loc = ms->isol_loc;
-  Run(ms, 3);
-  PetscCheck(ms->id.INFOG(1) >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Single-precision MUMPS: the solve failed, INFOG(1) = %d, INFOG(2) = %d (see the MUMPS users' guide; -mat_mumps_single_distributed_rhs false solves through rank 0)", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2));
-  if (ms->sol_stale) {
-    /* isol_loc is MUMPS's after this factorisation's first solve: the scatter to x's owners */
-    IS        is;
-    PetscInt *rows;
-    PetscCall(VecScatterDestroy(&ms->fromsol));
-    PetscCall(VecDestroy(&ms->vsol));
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, ms->nsol, &ms->vsol));
-    PetscCall(PetscMalloc1(PetscMax(ms->nsol, 1), &rows));
-    for (PetscInt i = 0; i < ms->nsol; i++) rows[i] = (PetscInt)ms->isol_loc[i] - 1;
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, ms->nsol, rows, PETSC_OWN_POINTER, &is));
-    PetscCall(VecScatterCreate(ms->vsol, NULL, x, is, &ms->fromsol));
-    PetscCall(ISDestroy(&is));
-    ms->sol_stale = PETSC_FALSE;
-  }
-  PetscCall(VecGetArrayWrite(ms->vsol, &va));
-  for (PetscInt i = 0; i < ms->nsol; i++) va[i] = (PetscScalar)ms->sol_loc[i];
-  PetscCall(VecRestoreArrayWrite(ms->vsol, &va));
-  PetscCall(VecScatterBegin(ms->fromsol, ms->vsol, x, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(ms->fromsol, ms->vsol, x, INSERT_VALUES, SCATTER_FORWARD));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
 {
   MumpsSingle       *ms = (MumpsSingle *)F->data;
@@ -150,11 +92,6 @@ static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
   if (F->factorerrortype) {
     /* a failed factorisation: PETSc's convention, so that the Krylov method stops */
     PetscCall(VecSetInf(x));
-    PetscFunctionReturn(0);
-  }
-  if (ms->dist) {
-    PetscCall(SolveDistributed(ms, b, x));
-    PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)ms->id.INFOG(29)));
     PetscFunctionReturn(0);
   }
   if (ms->mpi) {
@@ -207,18 +144,7 @@ static PetscErrorCode MatLUFactorNumeric_MumpsSingle(Mat F, Mat A, const MatFact
     PetscCheck(!A->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Single-precision MUMPS: the numerical factorisation failed, INFOG(1) = %d, INFOG(2) = %d%s", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2), singular ? " (the matrix is numerically singular)" : " (see the MUMPS users' guide; -pc_factor_mat_solver_type mumps uses double precision)");
     F->factorerrortype = singular ? MAT_FACTOR_NUMERIC_ZEROPIVOT : MAT_FACTOR_OTHER;
     PetscCall(PetscInfo(F, "single-precision MUMPS factorisation failed: INFOG(1) = %d, INFOG(2) = %d\n", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2)));
-  } else {
-    F->factorerrortype = MAT_FACTOR_NOERROR;
-    if (ms->dist) {
-      /* the solution entries MUMPS will leave here: those of the pivots this rank eliminated */
-      if (ms->id.INFO(23) != ms->nsol) {
-        PetscCall(PetscFree2(ms->isol_loc, ms->sol_loc));
-        ms->nsol = ms->id.INFO(23);
-        PetscCall(PetscMalloc2(PetscMax(ms->nsol, 1), &ms->isol_loc, PetscMax(ms->nsol, 1), &ms->sol_loc));
-      }
-      ms->sol_stale = PETSC_TRUE;
-    }
-  }
+  } else F->factorerrortype = MAT_FACTOR_NOERROR;
   F->ops->solve = MatSolve_MumpsSingle;
   F->assembled  = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -274,8 +200,7 @@ static PetscErrorCode PatternDistributed(MumpsSingle *ms, Mat A)
   ms->nnz  = (PetscInt64)ai[m] + bi[m];
   PetscCheck(ms->nnz < (PetscInt64)PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "Single-precision MUMPS: too many nonzeros for 32-bit indices");
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
-  /* rhs: the whole right-hand side on rank 0, or this rank's rows (distributed) */
-  PetscCall(PetscMalloc4(ms->nnz, &ms->irn, ms->nnz, &ms->jcn, ms->nnz, &ms->a, ms->dist ? PetscMax(m, 1) : rank == 0 ? ms->n : 1, &ms->rhs));
+  PetscCall(PetscMalloc4(ms->nnz, &ms->irn, ms->nnz, &ms->jcn, ms->nnz, &ms->a, rank == 0 ? ms->n : 1, &ms->rhs));
   PetscCall(PetscMalloc2(m + 1, &ms->ai_d, m + 1, &ms->ai_o));
   PetscCall(PetscArraycpy(ms->ai_d, ai, m + 1));
   PetscCall(PetscArraycpy(ms->ai_o, bi, m + 1));
@@ -291,11 +216,7 @@ static PetscErrorCode PatternDistributed(MumpsSingle *ms, Mat A)
   }
   PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mo, &bi, &bj, &done));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-  if (ms->dist) {
-    PetscCall(PetscFree(ms->irhs_loc));
-    PetscCall(PetscMalloc1(PetscMax(ms->mloc, 1), &ms->irhs_loc)); /* (MatRestoreRowIJ has reset m) */
-    for (PetscInt i = 0; i < ms->mloc; i++) ms->irhs_loc[i] = (MUMPS_INT)(rstart + i + 1);
-  } else if (!ms->tozero) {
+  if (!ms->tozero) {
     Vec xa;
     PetscCall(MatCreateVecs(A, &xa, NULL));
     PetscCall(VecScatterCreateToZero(xa, &ms->tozero, &ms->vzero));
@@ -326,8 +247,8 @@ static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, 
   ms->id.ICNTL(7)  = ordering_icntl[ms->ordering];
   ms->id.ICNTL(14) = (MUMPS_INT)ms->icntl14;
   ms->id.CNTL(1)   = (float)ms->cntl1;
-  ms->id.ICNTL(20) = ms->dist ? 10 : 0; /* dense right-hand side: distributed, or on the host */
-  ms->id.ICNTL(21) = ms->dist ? 1 : 0;  /* solution: distributed, or centralised in rhs */
+  ms->id.ICNTL(20) = 0; /* dense right-hand side */
+  ms->id.ICNTL(21) = 0; /* centralised solution, in rhs */
   Run(ms, 1);
   PetscCheck(ms->id.INFOG(1) >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Single-precision MUMPS: the analysis failed, INFOG(1) = %d, INFOG(2) = %d (see the MUMPS users' guide)", (int)ms->id.INFOG(1), (int)ms->id.INFOG(2));
   ms->analysed              = PETSC_TRUE;
@@ -380,10 +301,6 @@ static PetscErrorCode MatDestroy_MumpsSingle(Mat F)
     PetscCall(PetscFree2(ms->ai_d, ms->ai_o));
     PetscCall(VecScatterDestroy(&ms->tozero));
     PetscCall(VecDestroy(&ms->vzero));
-    PetscCall(PetscFree(ms->irhs_loc));
-    PetscCall(PetscFree2(ms->isol_loc, ms->sol_loc));
-    PetscCall(VecScatterDestroy(&ms->fromsol));
-    PetscCall(VecDestroy(&ms->vsol));
     if (ms->comm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&ms->comm));
     PetscCall(PetscFree(F->data));
   }
@@ -413,7 +330,6 @@ static PetscErrorCode MatGetFactor_AIJ_MumpsSingle(Mat A, MatFactorType ftype, M
   PetscCall(PetscNew(&ms));
   ms->comm                 = MPI_COMM_NULL;
   ms->mpi                  = size > 1 ? PETSC_TRUE : PETSC_FALSE;
-  ms->dist                 = ms->mpi;
   ms->ordering             = 0;
   ms->icntl14              = 30;
   ms->cntl1                = 0.01;
@@ -436,9 +352,7 @@ static PetscErrorCode MatGetFactor_AIJ_MumpsSingle(Mat A, MatFactorType ftype, M
   PetscCall(PetscOptionsInt("-mat_mumps_single_icntl_14", "extra working space for pivoting, percent (MUMPS ICNTL(14)); raised and retried when a factorisation needs more", "mumps_single.h", ms->icntl14, &ms->icntl14, NULL));
   PetscCall(PetscOptionsReal("-mat_mumps_single_cntl_1", "relative pivoting threshold (MUMPS CNTL(1))", "mumps_single.h", ms->cntl1, &ms->cntl1, NULL));
   PetscCall(PetscOptionsBool("-mat_mumps_single_verbose", "print MUMPS's own statistics (ICNTL(4) = 2)", "mumps_single.h", ms->verbose, &ms->verbose, NULL));
-  PetscCall(PetscOptionsBool("-mat_mumps_single_distributed_rhs", "on several ranks: each rank gives MUMPS its own entries of the right-hand side and takes back the solution entries of its pivots (ICNTL(20) = 10, ICNTL(21) = 1); false: both through rank 0", "mumps_single.h", ms->dist, &ms->dist, NULL));
   PetscOptionsEnd();
-  if (!ms->mpi) ms->dist = PETSC_FALSE;
   PetscCheck(ms->icntl14 >= 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "Option -mat_mumps_single_icntl_14 must not be negative (it is a percentage of extra working space)");
   PetscCheck(ms->cntl1 >= 0 && ms->cntl1 <= 1, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "Option -mat_mumps_single_cntl_1 must lie in [0, 1] (a relative pivoting threshold)");
 
