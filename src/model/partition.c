@@ -106,8 +106,9 @@ PetscErrorCode TdModelPartition(TdModel m, PetscInt element_rank[], PetscInt unk
   if (size == 1) PetscFunctionReturn(0);
   if (m->given_element_rank) {
     /* a restart's: the checkpoint's partition, which its per-rank data belong to.  PT-Scotch
-       has been seen to answer otherwise in a restarted process than in the run that wrote the
-       checkpoint, which then had to factor afresh */
+       had been seen to answer otherwise in a restarted process than in the run that wrote the
+       checkpoint, which then had to factor afresh (its threads, below; and a checkpoint may
+       come from another version's partitioner) */
     PetscCall(PetscArraycpy(element_rank, m->given_element_rank, ne));
     PetscCall(PetscInfo(NULL, "the given partition of the %" PetscInt_FMT " elements over %d ranks (a restart's checkpoint), not the partitioner's\n", ne, (int)size));
   } else if (ne > 0) {
@@ -134,6 +135,15 @@ PetscErrorCode TdModelPartition(TdModel m, PetscInt element_rank[], PetscInt unk
 #endif
       PetscCall(PetscObjectSetOptionsPrefix((PetscObject)part, "partition_"));
       PetscCall(MatPartitioningSetFromOptions(part));
+      /* PT-Scotch 7 shares its work among threads (SCOTCH_PTHREAD_NUMBER, by default one per
+         core), and the threads' matchings make its answer differ from run to run: at the finest
+         slider-guide level (5 824 elements) 4 of 8 runs of one command on 2 ranks had another
+         partition than the most frequent, so that two runs of the same command differed by
+         4.7e-8 (sensors) where rounding alone gives 1e-8, and took other ghost sets and times.
+         One thread gives one partition (in 6 of 6 runs, and 5 of 5 with the variable set
+         outside) at no cost on graphs of this size; it also holds for any later Scotch call in
+         this process (MUMPS's scotch ordering, if chosen).  Scotch reads it at each call. */
+      PetscCheck(setenv("SCOTCH_PTHREAD_NUMBER", "1", 1) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS, "could not set SCOTCH_PTHREAD_NUMBER=1 for a reproducible partition");
       PetscCall(MatPartitioningApply(part, &is));
       PetscCall(ISGetIndices(is, &r));
       for (PetscInt e = 0; e < ne; e++) element_rank[e] = r[e];

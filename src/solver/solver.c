@@ -11,6 +11,7 @@
   thread writes its elements' blocks straight into the value array), plus the constant
   constraint blocks s Phi_q.
 */
+#include <inttypes.h>
 #include <tribodyn/solver.h>
 #include <tribodyn/thread_governor.h>
 #include "solver_private.h"
@@ -428,6 +429,21 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
       if (unknown_rank[i] == rank) s->owned[k++] = i;
     }
     PetscCall(PetscFree2(unknown_rank, first));
+    {
+      /* the partition's sizes and a fingerprint (FNV-1a of the element ranks): runs and
+         restarts of one command show the same partition */
+      PetscInt *count;
+      uint64_t  h = 14695981039346656037ULL;
+      PetscCall(PetscCalloc1(size, &count));
+      for (PetscInt e = 0; e < ne; e++) {
+        count[s->element_rank[e]]++;
+        h = (h ^ (uint64_t)s->element_rank[e]) * 1099511628211ULL;
+      }
+      PetscCall(PetscPrintf(s->comm, "tribodyn: elements per rank ["));
+      for (PetscMPIInt r = 0; r < size && r < 16; r++) PetscCall(PetscPrintf(s->comm, "%s%" PetscInt_FMT, r ? " " : "", count[r]));
+      PetscCall(PetscPrintf(s->comm, "%s], partition fingerprint %016" PRIx64 "\n", size > 16 ? " ..." : "", h));
+      PetscCall(PetscFree(count));
+    }
   } else {
     PetscInt lo = 0;
     s->nowned = PETSC_DECIDE;
