@@ -138,8 +138,8 @@ PetscErrorCode TdModelPartition(TdModel m, PetscInt element_rank[], PetscInt unk
       /* PT-Scotch 7 shares its work among threads (SCOTCH_PTHREAD_NUMBER, by default one per
          core), and the threads' matchings make its answer differ from run to run: at the finest
          slider-guide level (5 824 elements) 4 of 8 runs of one command on 2 ranks had another
-         partition than the most frequent, so that two runs of the same command differed by
-         4.7e-8 (sensors) where rounding alone gives 1e-8, and took other ghost sets and times.
+         partition than the most frequent, and two runs of the same command with other partitions
+         differed by 4.7e-8 (sensors) and took other ghost sets and times.
          One thread gives one partition (in 6 of 6 runs, and 5 of 5 with the variable set
          outside) at no cost on graphs of this size; it also holds for any later Scotch call in
          this process (MUMPS's scotch ordering, if chosen).  Scotch reads it at each call. */

@@ -1,8 +1,8 @@
 """The graph partition is the same in every run of one command.
 
 PT-Scotch 7 shares its work among threads, whose matchings gave another partition in 4 of 8
-runs of the finest slider-guide mesh on 2 ranks (5 824 elements), so that two runs of one
-command differed by 4.7e-8 instead of rounding (src/model/partition.c runs it on one thread).
+runs of the finest slider-guide mesh on 2 ranks (5 824 elements); two runs of one command
+with other partitions differed by 4.7e-8 (src/model/partition.c now runs it on one thread).
 Four dry runs of that mesh on 2 ranks must print one partition fingerprint (an FNV-1a hash of
 every element's rank, printed at the start of each run on several ranks) and a balanced split.
 With Scotch's threads back (the setenv in partition.c removed) the fingerprints differ in most
