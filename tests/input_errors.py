@@ -7,7 +7,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+src = tdrun.SOURCE_DIR
 box = ["-bodies", "b", "-b_box", "0,0,0,0.1,0.02,0.01", "-b_cells", "4,1,1", "-b_clamp", "xmin",
        "-t_final", "1e-4", "-dt", "1e-4"]
 films = ["-bodies", "top,bottom", "-top_type", "rigid", "-top_box", "0,0,5e-5,0.01,0.01,0.005",

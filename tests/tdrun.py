@@ -10,6 +10,8 @@ import numpy as np
 
 EXE = os.environ.get("TRIBODYN_EXE", "tribodyn")
 MPIEXEC = os.environ.get("TRIBODYN_MPIEXEC", "mpiexec")
+# the project's top directory (cases/, meshes/): ctest sets it, else the parent of tests/
+SOURCE_DIR = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # A clamped ANCF plate (8 x 2 x 1 cells, damped, under gravity) struck at its free end by a
 # half-sine point load, with a pin joint (z) at x = 0.15 and a sensor "end" at the struck end: the

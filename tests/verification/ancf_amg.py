@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 guide = os.path.join(src, "cases/guide_impact.opts")
 checks = tdrun.Checks("-pc_type ancf_amg: the bodies' Jacobian on node blocks, mesh-independent iterations")
 

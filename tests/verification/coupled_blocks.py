@@ -23,7 +23,7 @@ import sys
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 dry = os.path.join(src, "cases/slider_guide_dry.opts")
 lub = os.path.join(src, "cases/slider_guide_lubricated.opts")
 checks = tdrun.Checks("-pc_type coupled_blocks: block-LU inverse with exact blocks, LU's histories")

@@ -37,7 +37,7 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import numpy as np
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 tmp = tdrun.workdir(prefix="curved_film_")
 checks = tdrun.Checks("Films on curved ANCF faces; a spun flexible journal")
 

@@ -29,7 +29,7 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import numpy as np
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 checks = tdrun.Checks("Films between rigid prescribed surfaces: classical bearing results")
 mu, V, h0 = 0.05, 1e-3, 50e-6
 

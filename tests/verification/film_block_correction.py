@@ -13,7 +13,7 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import numpy as np
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 case = os.path.join(src, "cases/slider_guide_lubricated.opts")
 checks = tdrun.Checks("Film-block correction of the kept LU: same histories, fewer factorisations")
 res, facts, krylov = {}, {}, {}

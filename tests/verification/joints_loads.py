@@ -20,7 +20,7 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import numpy as np
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 checks = tdrun.Checks("Joints, drives, loads, sensors, rigid and rotated bodies")
 
 # 1. propped cantilever

@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 case = os.path.join(src, "cases/slider_guide_lubricated.opts")
 checks = tdrun.Checks("Krylov test by residual blocks: same histories, fewer Krylov iterations")
 res, its = {}, {}

@@ -18,7 +18,7 @@ import numpy as np
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 case = os.path.join(src, "cases/slider_guide_lubricated.opts")
 checks = tdrun.Checks("Recycled Krylov directions: same histories, fewer Krylov iterations in settled steps")
 # 0-15 ms: the hammer blow is over at 10 ms; with the film-block correction on (the default of

@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 case = os.path.join(src, "cases", "slider_guide_lubricated.opts")
 args = ["-options_file", case, "-film_cells", "160,160", "-guide_cells", "136,20,2", "-slider_block_cells", "8,8,6", "-dry_run"]
 checks = tdrun.Checks("One partition in every run of one command (2 ranks, 5 824 elements)")

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 case = os.path.join(src, "cases/slider_guide_lubricated.opts")
 checks = tdrun.Checks("Lubricated slider-guide: Jacobian during the impact")
 BLOCK = re.compile(r"Jacobian test block (\w\w) at t = ([0-9.eE+-]+): \|\|J - J_fd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+), \|\|J\|\|_F = ([0-9.eE+-]+)")

@@ -16,7 +16,7 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0])
 import numpy as np
 import tdrun
 
-src = os.environ.get("TRIBODYN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+src = tdrun.SOURCE_DIR
 case = os.path.join(src, "cases/slider_guide_lubricated.opts")
 checks = tdrun.Checks("Lubricated slider-guide: 1, 2 and 4 MPI ranks, 1 and 2 threads")
 res = {}
