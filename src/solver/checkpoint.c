@@ -25,6 +25,8 @@
   differences between rank counts (1e-8 relative, README "Running in parallel").
   A signature of the model (counts and a hash of the reference geometry) is stored and checked,
   so that a file is not continued with another model.
+  On several ranks nothing is gathered to write a checkpoint: the natural-order arrays go by
+  parts (NaturalScatters below), the films' hits by each rank's strip, the per-rank data by rank.
 */
 #include <tribodyn/solver.h>
 #include <tribodyn/output.h>
@@ -161,18 +163,98 @@ static PetscErrorCode PutPerRank(TdSolver s, TdOutput out, const char name[], co
   PetscFunctionReturn(0);
 }
 
-/* A whole vector of the unknowns on rank 0 (N values). */
-static PetscErrorCode GatherUnknowns(TdSolver s, Vec U, PetscReal out[])
+/*
+  The natural-order arrays of a checkpoint (U and U_guess over the unknowns, q, v, a, qdd over the
+  full coordinates, the films' pressure rates) are written by parts: each rank writes the slice
+  of PETSc's default split of the natural numbering that a scatter brings it from the unknowns'
+  owners, made once (the partition is fixed for the run), and the ranks' slices follow one
+  another in rank order (TdOutputCheckpointPutRealDistributed), so the stored array is the
+  natural one.  No rank gathers a whole vector: each sends its own entries and receives a slice
+  of about N/size.
+*/
+static PetscErrorCode NaturalScatters(TdSolver s)
 {
-  const PetscScalar *u;
-  PetscMPIInt        rank;
+  TdModel  m = s->model;
+  PetscInt lo, hi, n, *from, *to;
+  IS       isf, ist;
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  PetscCall(TdSolverIterateScatter(s, U, PETSC_TRUE));
-  PetscCall(VecGetArrayRead(s->Useq, &u));
-  if (rank == 0)
-    for (PetscInt i = 0; i < s->N; i++) out[i] = PetscRealPart(u[i]);
-  PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  if (s->ck_tonatural) PetscFunctionReturn(0);
+  PetscCall(TdSolverFreeFull(s));
+  PetscCall(VecDuplicate(s->U, &s->ck_w));
+  /* U into the natural numbering: entry i of the slice is entry to_petsc[i] of U */
+  PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->ck_natural));
+  PetscCall(VecGetOwnershipRange(s->ck_natural, &lo, &hi));
+  PetscCall(PetscMalloc1(PetscMax(hi - lo, 1), &from));
+  for (PetscInt i = lo; i < hi; i++) from[i - lo] = s->to_petsc[i];
+  PetscCall(ISCreateGeneral(s->comm, hi - lo, from, PETSC_OWN_POINTER, &isf));
+  PetscCall(ISCreateStride(s->comm, hi - lo, lo, 1, &ist));
+  PetscCall(VecScatterCreate(s->U, isf, s->ck_natural, ist, &s->ck_tonatural));
+  PetscCall(ISDestroy(&isf));
+  PetscCall(ISDestroy(&ist));
+  /* a full array's free coordinates from U's layout (the clamped ones: every rank has them) */
+  PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, m->nfull, &s->ck_full));
+  PetscCall(VecGetOwnershipRange(s->ck_full, &lo, &hi));
+  PetscCall(PetscMalloc2(PetscMax(hi - lo, 1), &from, PetscMax(hi - lo, 1), &to));
+  n = 0;
+  for (PetscInt j = lo; j < hi; j++)
+    if (m->free_index[j] >= 0) {
+      from[n] = s->to_petsc[m->free_index[j]];
+      to[n++] = j;
+    }
+  PetscCall(ISCreateGeneral(s->comm, n, from, PETSC_COPY_VALUES, &isf));
+  PetscCall(ISCreateGeneral(s->comm, n, to, PETSC_COPY_VALUES, &ist));
+  PetscCall(VecScatterCreate(s->ck_w, isf, s->ck_full, ist, &s->ck_tofull));
+  PetscCall(ISDestroy(&isf));
+  PetscCall(ISDestroy(&ist));
+  PetscCall(PetscFree2(from, to));
+  PetscFunctionReturn(0);
+}
+
+/* A vector in U's layout as the natural array [begin, end) of the unknowns, by parts (name). */
+static PetscErrorCode PutNatural(TdSolver s, TdOutput out, const char name[], Vec W, PetscInt begin, PetscInt end)
+{
+  const PetscScalar *x;
+  PetscReal         *buf;
+  PetscInt           lo, hi, a, b;
+  PetscFunctionBegin;
+  PetscCall(NaturalScatters(s));
+  PetscCall(VecScatterBegin(s->ck_tonatural, W, s->ck_natural, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->ck_tonatural, W, s->ck_natural, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetOwnershipRange(s->ck_natural, &lo, &hi));
+  a = PetscMax(lo, begin);
+  b = PetscMax(a, PetscMin(hi, end));
+  PetscCall(PetscMalloc1(PetscMax(b - a, 1), &buf));
+  PetscCall(VecGetArrayRead(s->ck_natural, &x));
+  for (PetscInt i = a; i < b; i++) buf[i - a] = PetscRealPart(x[i - lo]);
+  PetscCall(VecRestoreArrayRead(s->ck_natural, &x));
+  PetscCall(TdOutputCheckpointPutRealDistributed(out, name, b - a, buf));
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(0);
+}
+
+/* A full array (q, v, a or qdd: current at this rank's own coordinates between steps) by parts:
+   the free coordinates from their owners, the clamped ones (the same on every rank) its own. */
+static PetscErrorCode PutFull(TdSolver s, TdOutput out, const char name[], const PetscReal state[])
+{
+  TdModel            m = s->model;
+  const PetscScalar *x;
+  PetscScalar       *w;
+  PetscReal         *buf;
+  PetscInt           lo, hi;
+  PetscFunctionBegin;
+  PetscCall(NaturalScatters(s));
+  PetscCall(VecGetArray(s->ck_w, &w));
+  for (PetscInt k = 0; k < s->nowned; k++) w[k] = s->owned[k] < m->nfree ? state[s->free_full[s->owned[k]]] : 0;
+  PetscCall(VecRestoreArray(s->ck_w, &w));
+  PetscCall(VecScatterBegin(s->ck_tofull, s->ck_w, s->ck_full, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->ck_tofull, s->ck_w, s->ck_full, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetOwnershipRange(s->ck_full, &lo, &hi));
+  PetscCall(PetscMalloc1(PetscMax(hi - lo, 1), &buf));
+  PetscCall(VecGetArrayRead(s->ck_full, &x));
+  for (PetscInt j = lo; j < hi; j++) buf[j - lo] = m->free_index[j] >= 0 ? PetscRealPart(x[j - lo]) : state[j];
+  PetscCall(VecRestoreArrayRead(s->ck_full, &x));
+  PetscCall(TdOutputCheckpointPutRealDistributed(out, name, hi - lo, buf));
+  PetscCall(PetscFree(buf));
   PetscFunctionReturn(0);
 }
 
@@ -200,24 +282,30 @@ static void FilmHitsPart(const TdFilm *f, PetscBool nodes, TdFilmHit **hits, Pet
   *nh   = per * (nodes ? f->surface.nnodes : f->surface.nquads);
 }
 
-/* The hits of this rank's quads and nodes (the only ones it keeps) as (face, u, v) triples at
-   their global places, summed over the ranks onto rank 0 (every hit has one owner). */
-static PetscErrorCode GatherHits(TdSolver s, const TdFilm *f, PetscBool nodes, PetscReal all[])
+/* The hits of this rank's quads or nodes (the only ones it keeps) as (face, u, v) triples, by
+   parts: the ranks' strips follow one another in rank order (film_create.c), so the stored array
+   has every hit at its global place. */
+static PetscErrorCode PutHits(TdSolver s, TdOutput out, const char name[], const TdFilm *f, PetscBool nodes)
 {
-  PetscMPIInt rank, size;
-  PetscInt    lo, hi, nh;
+  PetscInt    lo, hi, nh, before = 0, mine;
+  PetscMPIInt rank;
   TdFilmHit  *hits;
+  PetscReal  *v;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  PetscCallMPI(MPI_Comm_size(s->comm, &size));
   FilmHitsPart(f, nodes, &hits, &lo, &hi, &nh);
-  PetscCall(PetscArrayzero(all, 3 * nh));
-  for (PetscInt k = lo; k < hi; k++) {
-    all[3 * k + 0] = (PetscReal)hits[k - lo].face;
-    all[3 * k + 1] = hits[k - lo].pt.uv[0];
-    all[3 * k + 2] = hits[k - lo].pt.uv[1];
+  mine = hi - lo;
+  PetscCallMPI(MPI_Exscan(&mine, &before, 1, MPIU_INT, MPI_SUM, s->comm));
+  if (rank == 0) before = 0;
+  PetscCheck(before == lo, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Film %s: this rank's %s [%" PetscInt_FMT ", %" PetscInt_FMT ") do not follow the lower ranks' %" PetscInt_FMT, f->name, nodes ? "node hits" : "quad hits", lo, hi, before);
+  PetscCall(PetscMalloc1(PetscMax(3 * mine, 1), &v));
+  for (PetscInt k = 0; k < mine; k++) {
+    v[3 * k + 0] = (PetscReal)hits[k].face;
+    v[3 * k + 1] = hits[k].pt.uv[0];
+    v[3 * k + 2] = hits[k].pt.uv[1];
   }
-  if (size > 1) PetscCallMPI(MPI_Reduce(rank ? all : MPI_IN_PLACE, all, (PetscMPIInt)(3 * nh), MPIU_REAL, MPIU_SUM, 0, s->comm));
+  PetscCall(TdOutputCheckpointPutRealDistributed(out, name, 3 * mine, v));
+  PetscCall(PetscFree(v));
   PetscFunctionReturn(0);
 }
 
@@ -240,8 +328,7 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
 {
   TdModel     m = s->model;
   PetscMPIInt rank, size;
-  PetscReal   sc[CK_NSCALARS], *buf;
-  PetscInt    nbuf = PetscMax(s->N, m->nfull);
+  PetscReal   sc[CK_NSCALARS];
   char        name[128];
   PetscFunctionBegin;
   PetscCheck(s->mode == TD_MODE_DYNAMIC, s->comm, PETSC_ERR_SUP, "A checkpoint is written between the steps of a dynamic run");
@@ -288,13 +375,12 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     PetscCall(TdOutputCheckpointPutInt(out, "model_signature", k, sig));
     PetscCall(PetscFree(sig));
   }
-  /* q, v, a, qdd whole from their owners (between steps each rank's are current on its ghost
-     set alone); lambda is whole on rank 0 (its set holds every row) */
-  PetscCall(TdSolverStateFromOwners(s, PETSC_TRUE));
-  PetscCall(TdOutputCheckpointPutReal(out, "q", m->nfull, s->q));
-  PetscCall(TdOutputCheckpointPutReal(out, "v", m->nfull, s->v));
-  PetscCall(TdOutputCheckpointPutReal(out, "a", m->nfull, s->a));
-  PetscCall(TdOutputCheckpointPutReal(out, "qdd", m->nfull, s->qdd));
+  /* q, v, a, qdd by parts from their owners (between steps each rank's are current on its
+     ghost set and at its own coordinates); lambda is whole on rank 0 (its set holds every row) */
+  PetscCall(PutFull(s, out, "q", s->q));
+  PetscCall(PutFull(s, out, "v", s->v));
+  PetscCall(PutFull(s, out, "a", s->a));
+  PetscCall(PutFull(s, out, "qdd", s->qdd));
   PetscCall(TdOutputCheckpointPutReal(out, "lambda", m->nrows, s->lambda));
   if (m->njoints) {
     /* the joints' history: a revolute's unwrapped angle, a clearance joint's approach speed */
@@ -308,35 +394,27 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
     PetscCall(TdOutputCheckpointPutReal(out, "joint_state", 3 * m->njoints, js));
     PetscCall(PetscFree(js));
   }
-  PetscCall(PetscMalloc1(PetscMax(nbuf, 1), &buf));
-  PetscCall(GatherUnknowns(s, s->U, buf));
-  PetscCall(TdOutputCheckpointPutReal(out, "U", s->N, buf));
-  if (s->have_guess && s->Uguess) {
-    PetscCall(GatherUnknowns(s, s->Uguess, buf));
-    PetscCall(TdOutputCheckpointPutReal(out, "U_guess", s->N, buf));
-  }
+  PetscCall(PutNatural(s, out, "U", s->U, 0, s->N));
+  if (s->have_guess && s->Uguess) PetscCall(PutNatural(s, out, "U_guess", s->Uguess, 0, s->N));
   if (m->row_offset > m->nfree) {
-    /* the film unknowns' rates, at their global places in [nfree, row_offset); collective, so
-       decided on the global count (a rank may own no film unknowns and hold no rate array) */
-    PetscInt off = 0, n = 0, nf = m->row_offset - m->nfree;
-    PetscCall(PetscArrayzero(buf, nf));
+    /* the film unknowns' rates at their places in [nfree, row_offset); collective, so decided
+       on the global count (a rank may own no film unknowns and hold no rate array) */
+    PetscInt     off = 0, n = 0;
+    PetscScalar *w;
+    PetscCall(NaturalScatters(s));
     PetscCall(TdSolverFilmSlice(s, NULL, &n, &off));
-    for (PetscInt k = 0; k < n; k++) buf[s->owned[off + k] - m->nfree] = PetscRealPart(s->film_u_rate[k]);
-    if (size > 1) PetscCallMPI(MPI_Reduce(rank ? buf : MPI_IN_PLACE, buf, (PetscMPIInt)nf, MPIU_REAL, MPIU_SUM, 0, s->comm));
-    PetscCall(TdOutputCheckpointPutReal(out, "film_u_rate", nf, buf));
+    PetscCall(VecZeroEntries(s->ck_w));
+    PetscCall(VecGetArray(s->ck_w, &w));
+    for (PetscInt k = 0; k < n; k++) w[off + k] = s->film_u_rate[k];
+    PetscCall(VecRestoreArray(s->ck_w, &w));
+    PetscCall(PutNatural(s, out, "film_u_rate", s->ck_w, m->nfree, m->row_offset));
   }
-  PetscCall(PetscFree(buf));
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     const TdFilm *f = &m->films[fi];
-    PetscReal    *hits;
-    PetscCall(PetscMalloc1(PetscMax(24 * f->surface.nquads, 6 * f->surface.nnodes), &hits));
-    PetscCall(GatherHits(s, f, PETSC_FALSE, hits));
     PetscCall(PetscSNPrintf(name, sizeof name, "film_%s_hits", f->name));
-    PetscCall(TdOutputCheckpointPutReal(out, name, 24 * f->surface.nquads, hits));
-    PetscCall(GatherHits(s, f, PETSC_TRUE, hits));
+    PetscCall(PutHits(s, out, name, f, PETSC_FALSE));
     PetscCall(PetscSNPrintf(name, sizeof name, "film_%s_node_hits", f->name));
-    PetscCall(TdOutputCheckpointPutReal(out, name, 6 * f->surface.nnodes, hits));
-    PetscCall(PetscFree(hits));
+    PetscCall(PutHits(s, out, name, f, PETSC_TRUE));
   }
   {
     /* per rank: the coupling pattern and the values of the factored Jacobian */

@@ -901,6 +901,11 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(VecDestroy(&s->Rseq));
   PetscCall(VecScatterDestroy(&s->toall));
   PetscCall(TdSolverGhostsDestroy(s));
+  PetscCall(VecDestroy(&s->ck_w));
+  PetscCall(VecDestroy(&s->ck_natural));
+  PetscCall(VecDestroy(&s->ck_full));
+  PetscCall(VecScatterDestroy(&s->ck_tonatural));
+  PetscCall(VecScatterDestroy(&s->ck_tofull));
   PetscCall(PetscFree(s->coo_v));
   PetscCall(PetscFree(s->pc_mat_v));
   PetscCall(PetscFree3(s->chunk_start, s->chunk_elem, s->elem_chunk));

@@ -18,6 +18,8 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
 PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide);
 PetscErrorCode TdSolverResidualScatter(TdSolver s, Vec R);
 PetscErrorCode TdSolverGhostsDestroy(TdSolver s);
+/* s->free_full (nfree: the full coordinate of each free unknown), made once */
+PetscErrorCode TdSolverFreeFull(TdSolver s);
 /* film_rows.c (several ranks): the film rows this rank's quads fill, summed at their owners (r:
    the natural rows; the owned film rows become whole, the others 0), and the owners' cavitation
    branches back to the ranks whose quads fill those rows */

@@ -326,10 +326,8 @@ static PetscErrorCode StateFromOwnersAt(TdSolver s, VecScatter sc, PetscInt narr
   if (!s->state_w) {
     PetscCall(VecDuplicate(s->U, &s->state_w));
     PetscCall(VecDuplicate(s->Useq, &s->state_seq));
-    PetscCall(PetscMalloc1(PetscMax(m->nfree, 1), &s->free_full));
-    for (PetscInt i = 0; i < m->nfull; i++)
-      if (m->free_index[i] >= 0) s->free_full[m->free_index[i]] = i;
   }
+  PetscCall(TdSolverFreeFull(s));
   PetscCall(VecGetOwnershipRange(s->U, &lo, NULL));
   for (PetscInt k = 0; k < narrays; k++) {
     PetscScalar       *w;
@@ -349,6 +347,17 @@ static PetscErrorCode StateFromOwnersAt(TdSolver s, VecScatter sc, PetscInt narr
       for (PetscInt j = 0; j < n && idx[j] < m->nfree; j++) state[k][s->free_full[idx[j]]] = PetscRealPart(x[idx[j]]);
     PetscCall(VecRestoreArrayRead(s->state_seq, &x));
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverFreeFull(TdSolver s)
+{
+  TdModel m = s->model;
+  PetscFunctionBegin;
+  if (s->free_full) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(PetscMax(m->nfree, 1), &s->free_full));
+  for (PetscInt i = 0; i < m->nfull; i++)
+    if (m->free_index[i] >= 0) s->free_full[m->free_index[i]] = i;
   PetscFunctionReturn(0);
 }
 
