@@ -36,6 +36,7 @@ typedef struct {
   Vec            vzero;    /* MPI: its image on rank 0 */
   PetscInt       ordering; /* ICNTL(7) */
   PetscInt       icntl14;  /* ICNTL(14): extra working space, percent */
+  PetscInt       icntl13;  /* ICNTL(13): the root front by ScaLAPACK (0) or on one rank (1) */
   PetscReal      cntl1;    /* CNTL(1): relative pivoting threshold */
   PetscBool      verbose;
 } MumpsSingle;
@@ -246,6 +247,7 @@ static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, 
   ms->id.ICNTL(5)  = 0; /* assembled */
   ms->id.ICNTL(7)  = ordering_icntl[ms->ordering];
   ms->id.ICNTL(14) = (MUMPS_INT)ms->icntl14;
+  ms->id.ICNTL(13) = (MUMPS_INT)ms->icntl13;
   ms->id.CNTL(1)   = (float)ms->cntl1;
   ms->id.ICNTL(20) = 0; /* dense right-hand side */
   ms->id.ICNTL(21) = 0; /* centralised solution, in rhs */
@@ -350,6 +352,7 @@ static PetscErrorCode MatGetFactor_AIJ_MumpsSingle(Mat A, MatFactorType ftype, M
   PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, "Single-precision MUMPS LU (tribodyn)", "Mat");
   PetscCall(PetscOptionsEnum("-mat_mumps_single_ordering", "fill-reducing ordering (MUMPS ICNTL(7)); AMD gave the smallest factor and fastest solves on the slider-guide Jacobian", "mumps_single.h", orderings, (PetscEnum)ms->ordering, (PetscEnum *)&ms->ordering, NULL));
   PetscCall(PetscOptionsInt("-mat_mumps_single_icntl_14", "extra working space for pivoting, percent (MUMPS ICNTL(14)); raised and retried when a factorisation needs more", "mumps_single.h", ms->icntl14, &ms->icntl14, NULL));
+  PetscCall(PetscOptionsInt("-mat_mumps_single_icntl_13", "the root front: ScaLAPACK over the ranks (0) or one rank (1) (MUMPS ICNTL(13))", "mumps_single.h", ms->icntl13, &ms->icntl13, NULL));
   PetscCall(PetscOptionsReal("-mat_mumps_single_cntl_1", "relative pivoting threshold (MUMPS CNTL(1))", "mumps_single.h", ms->cntl1, &ms->cntl1, NULL));
   PetscCall(PetscOptionsBool("-mat_mumps_single_verbose", "print MUMPS's own statistics (ICNTL(4) = 2)", "mumps_single.h", ms->verbose, &ms->verbose, NULL));
   PetscOptionsEnd();
