@@ -12,6 +12,7 @@
 #include <petscdm.h>
 #include <petscsf.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <signal.h>
@@ -741,6 +742,69 @@ static void OneNodeMessaging(void)
   setenv("OMPI_MCA_pml", "ob1", 0);
 }
 
+/* The user's errors (a wrong option value, a missing, unreadable or unsuitable file, a model
+   that cannot run) are reported in the two lines that say what is wrong: the class of the error
+   and the message, once per communicator (rank 0 of a collective error, each rank of its own).
+   PETSc's handler follows them with the whole options database and, for a case file, the list of
+   options not yet read (about 150 lines for the paper's case, every one of them harmless), and
+   asks to mail PETSc's maintainers.  Every other error keeps PETSc's full traceback. */
+static PetscBool td_user_error_reported = PETSC_FALSE, td_user_error_everywhere = PETSC_FALSE;
+
+static PetscErrorCode UserErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  const PetscBool user = n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_FILE_OPEN || n == PETSC_ERR_FILE_READ || n == PETSC_ERR_FILE_WRITE || n == PETSC_ERR_FILE_UNEXPECTED ? PETSC_TRUE : PETSC_FALSE;
+  if (!user) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, ctx);
+  if (p == PETSC_ERROR_INITIAL && !td_user_error_reported) {
+    const char *text = NULL;
+    PetscMPIInt rank = 0, size = 1, world = 1;
+    if (comm != MPI_COMM_NULL && comm != PETSC_COMM_SELF) {
+      MPI_Comm_rank(comm, &rank);
+      MPI_Comm_size(comm, &size);
+    }
+    MPI_Comm_size(PETSC_COMM_WORLD, &world);
+    /* raised on a communicator of every rank: by PETSc's convention every rank raised it */
+    td_user_error_everywhere = size == world ? PETSC_TRUE : PETSC_FALSE;
+    if (rank == 0) {
+      PetscErrorMessage(n, &text, NULL);
+      (*PetscErrorPrintf)("%s\n", text ? text : "Error");
+      (*PetscErrorPrintf)("%s\n", mess ? mess : "");
+    }
+    td_user_error_reported = PETSC_TRUE;
+  }
+  return n;
+}
+
+/* main's set-up calls: a user's error that every rank raised (UserErrorHandler) ends the run
+   through PetscFinalize with the error's code, without the MPI_Abort that PetscCall in main
+   makes (and Open MPI's nine lines about it); any other error aborts as PetscCall does. */
+static int SetupFailed(PetscErrorCode ierr, int line)
+{
+  if (td_user_error_everywhere) {
+    (void)PetscFinalize();
+    return (int)ierr;
+  }
+  (void)PetscError(PETSC_COMM_SELF, line, "main", __FILE__, ierr, PETSC_ERROR_REPEAT, " ");
+  MPI_Abort(MPI_COMM_WORLD, (int)ierr);
+  return (int)ierr;
+}
+#define SetupCall(...) \
+  do { \
+    PetscErrorCode ierr_s_ = __VA_ARGS__; \
+    if (ierr_s_) return SetupFailed(ierr_s_, __LINE__); \
+  } while (0)
+
+/* A missing -options_file is found in PetscInitialize, whose handler prints PETSc's whole
+   traceback and configuration (60 lines); checked first, it is one line. */
+static int OptionsFilesReadable(int argc, char **argv)
+{
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "-options_file") && access(argv[i + 1], R_OK)) {
+      fprintf(stderr, "tribodyn: cannot read the options file %s (-options_file): %s\n", argv[i + 1], strerror(errno));
+      return 1;
+    }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   TdModel          model  = NULL;
@@ -757,7 +821,9 @@ int main(int argc, char **argv)
 
   SelectBlasKernels(argv);
   OneNodeMessaging();
+  if (OptionsFilesReadable(argc, argv)) return (int)PETSC_ERR_FILE_OPEN;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscPushErrorHandler(UserErrorHandler, NULL));
   comm = PETSC_COMM_WORLD;
   {
     /* PETSc registers a package's log events at its first use, which comes at different times
@@ -775,22 +841,22 @@ int main(int argc, char **argv)
     PetscCall(DMInitializePackage());
   }
   if (BlasCoreName()) PetscCall(PetscInfo(NULL, "OpenBLAS kernels: %s\n", BlasCoreName()));
-  PetscCall(MergeRestartOptions(comm, argc, argv, &cf, restart, sizeof restart));
-  PetscCall(TdOptionsInitialize(comm));
-  if (TdOptionsHelpRequested()) PetscCall((*PetscHelpPrintf)(comm, "%s", option_reference));
-  PetscCall(ReadRunControl(comm, &rc));
-  PetscCall(TdModelCreateFromOptions(comm, &model));
-  if (cf) PetscCall(TdSolverCheckpointPartition(model, cf));
-  PetscCall(TdSolverCreate(model, &solver));
-  PetscCall(TdSolverSetFromOptions(solver));
+  SetupCall(MergeRestartOptions(comm, argc, argv, &cf, restart, sizeof restart));
+  SetupCall(TdOptionsInitialize(comm));
+  if (TdOptionsHelpRequested()) SetupCall((*PetscHelpPrintf)(comm, "%s", option_reference));
+  SetupCall(ReadRunControl(comm, &rc));
+  SetupCall(TdModelCreateFromOptions(comm, &model));
+  if (cf) SetupCall(TdSolverCheckpointPartition(model, cf));
+  SetupCall(TdSolverCreate(model, &solver));
+  SetupCall(TdSolverSetFromOptions(solver));
   if (TdOptionsHelpRequested()) {
-    PetscCall(TdCheckpointFileClose(&cf));
-    PetscCall(Finish(&solver, &model));
+    SetupCall(TdCheckpointFileClose(&cf));
+    SetupCall(Finish(&solver, &model));
     PetscCall(PetscFinalize());
     return 0;
   }
-  PetscCall(TdOptionsCheckUnknown(comm));
-  PetscCall(TdModelView(model, PETSC_VIEWER_STDOUT_(comm)));
+  SetupCall(TdOptionsCheckUnknown(comm));
+  SetupCall(TdModelView(model, PETSC_VIEWER_STDOUT_(comm)));
   if (rc.dry_run) {
     /* the options are valid and the model builds: what tools/sweep asks before it starts runs */
     PetscCall(PetscPrintf(comm, "tribodyn: -dry_run: the options are valid and the model builds; nothing written\n"));
