@@ -728,18 +728,22 @@ static PetscErrorCode Finish(TdSolver *solver, TdModel *model)
    local: OMPI_COMM_WORLD_LOCAL_SIZE = OMPI_COMM_WORLD_SIZE), they talk through shared memory,
    which ob1 serves, so they ask for ob1 at once.  Runs over several nodes, runs under another
    launcher (srun, Hydra: PMI or PMIx ranks) and a user's own OMPI_MCA_pml keep their choice (UCX
-   on a cluster's fabric).  Other MPIs ignore the variable. */
+   on a cluster's fabric).  A process started without a launcher also skips the daemon (orted)
+   that Open MPI starts for a lone process, which only serves processes it would spawn
+   (ess_singleton_isolated; 0.20 s against 0.07 s for the empty program).  Other MPIs ignore the
+   variables. */
 static void OneNodeMessaging(void)
 {
   const char *world = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   const char *other[] = {"PMI_RANK", "PMI_SIZE", "PMIX_RANK", "SLURM_PROCID"};
-  if (getenv("OMPI_MCA_pml")) return;
   if (world) {
     if (!local || strcmp(world, local)) return; /* ranks on other nodes too */
-  } else
+  } else {
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
       if (getenv(other[i])) return;
-  setenv("OMPI_MCA_pml", "ob1", 0);
+    setenv("OMPI_MCA_ess_singleton_isolated", "1", 0); /* no launcher: one process, spawning none */
+  }
+  setenv("OMPI_MCA_pml", "ob1", 0); /* keeps a user's own */
 }
 
 /* The user's errors (a wrong option value, a missing, unreadable or unsuitable file, a model
