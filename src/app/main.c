@@ -827,7 +827,13 @@ int main(int argc, char **argv)
   OneNodeMessaging();
   if (OptionsFilesReadable(argc, argv)) return (int)PETSC_ERR_FILE_OPEN;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(PetscPushErrorHandler(UserErrorHandler, NULL));
+  {
+    /* PETSc's own choice of handler on the command line (for debugging) is kept */
+    const char *chosen[] = {"-on_error_abort", "-on_error_mpiabort", "-on_error_attach_debugger", "-on_error_emacs"};
+    PetscBool   other    = PETSC_FALSE;
+    for (size_t i = 0; i < sizeof chosen / sizeof chosen[0] && !other; i++) PetscCall(PetscOptionsHasName(NULL, NULL, chosen[i], &other));
+    if (!other) PetscCall(PetscPushErrorHandler(UserErrorHandler, NULL));
+  }
   comm = PETSC_COMM_WORLD;
   {
     /* PETSc registers a package's log events at its first use, which comes at different times
