@@ -58,9 +58,9 @@ struct _p_TdSolver {
   Vec              state_w, state_seq; /* work: a state array in U's layout, and in Useq's */
   PetscInt        *free_full;         /* nfree: the full coordinate of each free one */
   /* checkpoint.c: the natural-order arrays of a checkpoint (U, q, v, a, qdd, ...) written by
-     parts, each rank the slice of PETSc's default split that it receives from the owners: ck_w
-     in U's layout, ck_natural (N) and ck_full (nfull) in natural order, and their scatters */
-  Vec              ck_w, ck_natural, ck_full;
+     parts, each rank the slice of PETSc's default split that it receives from the owners:
+     ck_natural (N) and ck_full (nfull) in natural order, and their scatters from U's layout */
+  Vec              ck_natural, ck_full;
   VecScatter       ck_tonatural, ck_tofull;
   PetscInt         npositions, *positions; /* the natural unknowns of TdSolverPositionsFromOwners */
   VecScatter       topositions;

@@ -180,7 +180,6 @@ static PetscErrorCode NaturalScatters(TdSolver s)
   PetscFunctionBegin;
   if (s->ck_tonatural) PetscFunctionReturn(0);
   PetscCall(TdSolverFreeFull(s));
-  PetscCall(VecDuplicate(s->U, &s->ck_w));
   /* U into the natural numbering: entry i of the slice is entry to_petsc[i] of U */
   PetscCall(VecCreateMPI(s->comm, PETSC_DECIDE, s->N, &s->ck_natural));
   PetscCall(VecGetOwnershipRange(s->ck_natural, &lo, &hi));
@@ -203,7 +202,7 @@ static PetscErrorCode NaturalScatters(TdSolver s)
     }
   PetscCall(ISCreateGeneral(s->comm, n, from, PETSC_COPY_VALUES, &isf));
   PetscCall(ISCreateGeneral(s->comm, n, to, PETSC_COPY_VALUES, &ist));
-  PetscCall(VecScatterCreate(s->ck_w, isf, s->ck_full, ist, &s->ck_tofull));
+  PetscCall(VecScatterCreate(s->U, isf, s->ck_full, ist, &s->ck_tofull));
   PetscCall(ISDestroy(&isf));
   PetscCall(ISDestroy(&ist));
   PetscCall(PetscFree2(from, to));
@@ -238,16 +237,14 @@ static PetscErrorCode PutFull(TdSolver s, TdOutput out, const char name[], const
 {
   TdModel            m = s->model;
   const PetscScalar *x;
-  PetscScalar       *w;
   PetscReal         *buf;
   PetscInt           lo, hi;
+  Vec                w;
   PetscFunctionBegin;
   PetscCall(NaturalScatters(s));
-  PetscCall(VecGetArray(s->ck_w, &w));
-  for (PetscInt k = 0; k < s->nowned; k++) w[k] = s->owned[k] < m->nfree ? state[s->free_full[s->owned[k]]] : 0;
-  PetscCall(VecRestoreArray(s->ck_w, &w));
-  PetscCall(VecScatterBegin(s->ck_tofull, s->ck_w, s->ck_full, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(s->ck_tofull, s->ck_w, s->ck_full, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(TdSolverStatePack(s, state, &w));
+  PetscCall(VecScatterBegin(s->ck_tofull, w, s->ck_full, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(s->ck_tofull, w, s->ck_full, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGetOwnershipRange(s->ck_full, &lo, &hi));
   PetscCall(PetscMalloc1(PetscMax(hi - lo, 1), &buf));
   PetscCall(VecGetArrayRead(s->ck_full, &x));
@@ -401,13 +398,15 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
        on the global count (a rank may own no film unknowns and hold no rate array) */
     PetscInt     off = 0, n = 0;
     PetscScalar *w;
-    PetscCall(NaturalScatters(s));
+    Vec          W;
+    PetscCall(VecDuplicate(s->U, &W));
+    PetscCall(VecZeroEntries(W));
     PetscCall(TdSolverFilmSlice(s, NULL, &n, &off));
-    PetscCall(VecZeroEntries(s->ck_w));
-    PetscCall(VecGetArray(s->ck_w, &w));
+    PetscCall(VecGetArray(W, &w));
     for (PetscInt k = 0; k < n; k++) w[off + k] = s->film_u_rate[k];
-    PetscCall(VecRestoreArray(s->ck_w, &w));
-    PetscCall(PutNatural(s, out, "film_u_rate", s->ck_w, m->nfree, m->row_offset));
+    PetscCall(VecRestoreArray(W, &w));
+    PetscCall(PutNatural(s, out, "film_u_rate", W, m->nfree, m->row_offset));
+    PetscCall(VecDestroy(&W));
   }
   for (PetscInt fi = 0; fi < m->nfilms; fi++) {
     const TdFilm *f = &m->films[fi];

@@ -901,7 +901,6 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(VecDestroy(&s->Rseq));
   PetscCall(VecScatterDestroy(&s->toall));
   PetscCall(TdSolverGhostsDestroy(s));
-  PetscCall(VecDestroy(&s->ck_w));
   PetscCall(VecDestroy(&s->ck_natural));
   PetscCall(VecDestroy(&s->ck_full));
   PetscCall(VecScatterDestroy(&s->ck_tonatural));

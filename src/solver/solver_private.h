@@ -20,6 +20,9 @@ PetscErrorCode TdSolverResidualScatter(TdSolver s, Vec R);
 PetscErrorCode TdSolverGhostsDestroy(TdSolver s);
 /* s->free_full (nfree: the full coordinate of each free unknown), made once */
 PetscErrorCode TdSolverFreeFull(TdSolver s);
+/* A full array's entries at this rank's own free coordinates in U's layout, the rank's other
+   entries 0: *w is s->state_w (what the owners send: state_ghosts.c, checkpoint.c) */
+PetscErrorCode TdSolverStatePack(TdSolver s, const PetscReal state[], Vec *w);
 /* film_rows.c (several ranks): the film rows this rank's quads fill, summed at their owners (r:
    the natural rows; the owned film rows become whole, the others 0), and the owners' cavitation
    branches back to the ranks whose quads fill those rows */

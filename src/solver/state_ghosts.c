@@ -321,25 +321,14 @@ static PetscErrorCode StateFromOwnersAt(TdSolver s, VecScatter sc, PetscInt narr
 {
   TdModel    m = s->model;
   PetscReal *state[4] = {s->q, s->v, s->a, s->qdd};
-  PetscInt   lo;
   PetscFunctionBegin;
-  if (!s->state_w) {
-    PetscCall(VecDuplicate(s->U, &s->state_w));
-    PetscCall(VecDuplicate(s->Useq, &s->state_seq));
-  }
-  PetscCall(TdSolverFreeFull(s));
-  PetscCall(VecGetOwnershipRange(s->U, &lo, NULL));
+  if (!s->state_seq) PetscCall(VecDuplicate(s->Useq, &s->state_seq));
   for (PetscInt k = 0; k < narrays; k++) {
-    PetscScalar       *w;
     const PetscScalar *x;
-    PetscCall(VecGetArray(s->state_w, &w));
-    for (PetscInt j = 0; j < s->nowned; j++) {
-      const PetscInt i = s->owned[j];
-      w[s->to_petsc[i] - lo] = i < m->nfree ? state[k][s->free_full[i]] : 0;
-    }
-    PetscCall(VecRestoreArray(s->state_w, &w));
-    PetscCall(VecScatterBegin(sc, s->state_w, s->state_seq, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(sc, s->state_w, s->state_seq, INSERT_VALUES, SCATTER_FORWARD));
+    Vec                w;
+    PetscCall(TdSolverStatePack(s, state[k], &w));
+    PetscCall(VecScatterBegin(sc, w, s->state_seq, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sc, w, s->state_seq, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecGetArrayRead(s->state_seq, &x));
     if (!idx)
       for (PetscInt i = 0; i < m->nfree; i++) state[k][s->free_full[i]] = PetscRealPart(x[i]);
@@ -358,6 +347,25 @@ PetscErrorCode TdSolverFreeFull(TdSolver s)
   PetscCall(PetscMalloc1(PetscMax(m->nfree, 1), &s->free_full));
   for (PetscInt i = 0; i < m->nfull; i++)
     if (m->free_index[i] >= 0) s->free_full[m->free_index[i]] = i;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverStatePack(TdSolver s, const PetscReal state[], Vec *w)
+{
+  TdModel      m = s->model;
+  PetscScalar *a;
+  PetscInt     lo;
+  PetscFunctionBegin;
+  if (!s->state_w) PetscCall(VecDuplicate(s->U, &s->state_w));
+  PetscCall(TdSolverFreeFull(s));
+  PetscCall(VecGetOwnershipRange(s->U, &lo, NULL));
+  PetscCall(VecGetArray(s->state_w, &a));
+  for (PetscInt j = 0; j < s->nowned; j++) {
+    const PetscInt i = s->owned[j];
+    a[s->to_petsc[i] - lo] = i < m->nfree ? state[s->free_full[i]] : 0;
+  }
+  PetscCall(VecRestoreArray(s->state_w, &a));
+  *w = s->state_w;
   PetscFunctionReturn(0);
 }
 
