@@ -37,7 +37,16 @@ typedef struct {
   PetscInt       ordering; /* ICNTL(7) */
   PetscInt       icntl14;  /* ICNTL(14): extra working space, percent */
   PetscInt       icntl13;  /* ICNTL(13): the root front by ScaLAPACK (0) or on one rank (1) */
+  PetscInt       icntl8;   /* ICNTL(8): MUMPS's scaling, when tribodyn does not scale (77: MUMPS's choice) */
   PetscReal      cntl1;    /* CNTL(1): relative pivoting threshold */
+  /* -mat_mumps_single_equilibrate: tribodyn scales the matrix itself (EquilibrateSweep) and MUMPS
+     factors Dr A Dc unscaled (ICNTL(8) = 0); the solve then is x = Dc (Dr A Dc)^-1 Dr b */
+  PetscBool      equilibrate;
+  PetscInt       equilibrate_its;
+  PetscInt       row0, col0;    /* this rank's first row and column */
+  PetscReal     *dr, *dc;       /* this rank's rows; every column (the entries' columns are global) */
+  PetscReal     *colmax;        /* work: the column maxima (n) */
+  Vec            drv, dcv, bw;  /* dr over b's layout, this rank's part of dc over x's, a scaled b */
   PetscBool      verbose;
 } MumpsSingle;
 
@@ -82,6 +91,93 @@ static PetscErrorCode CopyValues(MumpsSingle *ms, Mat A)
   PetscFunctionReturn(0);
 }
 
+/*
+  One sweep of Ruiz's equilibration (D. Ruiz, "A scaling algorithm to equilibrate both rows and
+  columns norms in matrices", RAL-TR-2001-034): the largest magnitude of each row (this rank's,
+  local index irn - 1 - row0) and of each column (global, jcn - 1) of Dr A Dc, from the float
+  copy a of the analysed entries.  rowmax and colmax are overwritten (colmax over every column;
+  the caller takes the maximum over the ranks).  Pure: no MPI, no PETSc.
+*/
+static void EquilibrateSweep(PetscInt64 nnz, const MUMPS_INT irn[], const MUMPS_INT jcn[], const float a[], PetscInt row0, PetscInt mloc, PetscInt n, const PetscReal dr[], const PetscReal dc[], PetscReal rowmax[], PetscReal colmax[])
+{
+  for (PetscInt i = 0; i < mloc; i++) rowmax[i] = 0;
+  for (PetscInt j = 0; j < n; j++) colmax[j] = 0;
+  /* the entries come row by row (CSR order), so a row's maximum is kept in a register */
+  for (PetscInt64 k = 0; k < nnz;) {
+    const MUMPS_INT r  = irn[k];
+    const PetscInt  i  = (PetscInt)r - 1 - row0;
+    const PetscReal di = dr[i];
+    PetscReal       rm = 0;
+    for (; k < nnz && irn[k] == r; k++) {
+      const PetscInt  j  = (PetscInt)jcn[k] - 1;
+      const PetscReal aj = PetscAbsReal((PetscReal)a[k]) * dc[j];
+      const PetscReal m  = di * aj;
+      rm        = PetscMax(rm, aj);
+      colmax[j] = PetscMax(colmax[j], m);
+    }
+    rowmax[i] = PetscMax(rowmax[i], di * rm);
+  }
+}
+
+/*
+  Why tribodyn scales instead of MUMPS.  Without any scaling MUMPS's threshold pivoting took 3-4
+  times as long to factor the slider-guide Jacobian; MUMPS's automatic choice for a distributed
+  matrix, its simultaneous row and column iterations (ICNTL(8) = 7), cost about a quarter of
+  each factorisation, much of it in setting up their communication anew each time (README:
+  measured).  Here: the float copy of the entries is equilibrated by equilibrate_its sweeps of
+  Ruiz's iteration from Dr = Dc = 1 (each sweep divides every row and column by the square root
+  of its largest magnitude, driving those magnitudes towards 1), the column maxima taken over
+  the ranks with one MPI_Allreduce per sweep, and the copy scaled in place.  Each factorisation starts from 1, so that the factor is a function of the matrix alone
+  (a restarted run factors the same matrix into the same factor) and of no rank count (the maxima
+  are exact whatever the order).
+*/
+static PetscErrorCode Equilibrate(MumpsSingle *ms)
+{
+  const PetscInt mloc = ms->mpi ? ms->mloc : ms->n;
+  PetscReal     *rowmax;
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(mloc, 1), &rowmax));
+  for (PetscInt i = 0; i < mloc; i++) ms->dr[i] = 1;
+  for (PetscInt j = 0; j < ms->n; j++) ms->dc[j] = 1;
+  for (PetscInt it = 0; it < ms->equilibrate_its; it++) {
+    EquilibrateSweep(ms->nnz, ms->irn, ms->jcn, ms->a, ms->row0, mloc, ms->n, ms->dr, ms->dc, rowmax, ms->colmax);
+    if (ms->mpi) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, ms->colmax, (PetscMPIInt)ms->n, MPIU_REAL, MPI_MAX, ms->comm));
+    for (PetscInt i = 0; i < mloc; i++)
+      if (rowmax[i] > 0) ms->dr[i] /= PetscSqrtReal(rowmax[i]);
+    for (PetscInt j = 0; j < ms->n; j++)
+      if (ms->colmax[j] > 0) ms->dc[j] /= PetscSqrtReal(ms->colmax[j]);
+  }
+  PetscCall(PetscFree(rowmax));
+  for (PetscInt64 k = 0; k < ms->nnz; k++) ms->a[k] = (float)(ms->dr[ms->irn[k] - 1 - ms->row0] * (PetscReal)ms->a[k] * ms->dc[ms->jcn[k] - 1]);
+  PetscFunctionReturn(0);
+}
+
+/* The arrays and vectors of the scaling for A's pattern (made at each symbolic stage). */
+static PetscErrorCode EquilibrateSetUp(MumpsSingle *ms, Mat A)
+{
+  const PetscInt mloc = ms->mpi ? ms->mloc : ms->n;
+  PetscInt       nloc;
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(ms->dr, ms->dc, ms->colmax));
+  PetscCall(VecDestroy(&ms->drv));
+  PetscCall(VecDestroy(&ms->dcv));
+  PetscCall(VecDestroy(&ms->bw));
+  if (!ms->equilibrate) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc3(PetscMax(mloc, 1), &ms->dr, ms->n, &ms->dc, ms->n, &ms->colmax));
+  PetscCall(MatGetOwnershipRange(A, &ms->row0, NULL));
+  PetscCall(MatGetOwnershipRangeColumn(A, &ms->col0, NULL));
+  PetscCall(MatGetLocalSize(A, NULL, &nloc));
+  PetscCall(MatCreateVecs(A, NULL, &ms->bw));
+  if (ms->mpi) {
+    PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, mloc, ms->n, ms->dr, &ms->drv));
+    PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, nloc, ms->n, &ms->dc[ms->col0], &ms->dcv));
+  } else {
+    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, mloc, ms->dr, &ms->drv));
+    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, nloc, ms->dc, &ms->dcv));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
 {
   MumpsSingle       *ms = (MumpsSingle *)F->data;
@@ -94,6 +190,11 @@ static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
     /* a failed factorisation: PETSc's convention, so that the Krylov method stops */
     PetscCall(VecSetInf(x));
     PetscFunctionReturn(0);
+  }
+  if (ms->equilibrate) {
+    /* MUMPS factored Dr A Dc: it solves for Dc^-1 x with Dr b */
+    PetscCall(VecPointwiseMult(ms->bw, b, ms->drv));
+    b = bh = ms->bw;
   }
   if (ms->mpi) {
     /* the right-hand side to rank 0 (MUMPS's host), the solution back from it below */
@@ -117,6 +218,7 @@ static PetscErrorCode MatSolve_MumpsSingle(Mat F, Vec b, Vec x)
     PetscCall(VecScatterBegin(ms->tozero, ms->vzero, x, INSERT_VALUES, SCATTER_REVERSE));
     PetscCall(VecScatterEnd(ms->tozero, ms->vzero, x, INSERT_VALUES, SCATTER_REVERSE));
   }
+  if (ms->equilibrate) PetscCall(VecPointwiseMult(x, x, ms->dcv));
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)ms->id.INFOG(29)));
   PetscFunctionReturn(0);
 }
@@ -135,6 +237,7 @@ static PetscErrorCode MatLUFactorNumeric_MumpsSingle(Mat F, Mat A, const MatFact
   }
   PetscCheck(ms->analysed && n == ms->n && (PetscInt64)nnz == ms->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Single-precision MUMPS: the matrix's pattern (%" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros) is not the analysed one (%" PetscInt_FMT " rows, %" PetscInt64_FMT " nonzeros); a new pattern needs a new symbolic factorisation (PCReset)", n, nnz, ms->n, ms->nnz);
   PetscCall(CopyValues(ms, A));
+  if (ms->equilibrate) PetscCall(Equilibrate(ms));
   for (int attempt = 0;; attempt++) {
     Run(ms, 2);
     if (!NeedsMoreSpace(ms->id.INFOG(1)) || attempt == 4) break;
@@ -242,12 +345,15 @@ static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, 
   PetscCall(PetscFree2(ms->ai_d, ms->ai_o));
   if (ms->mpi) PetscCall(PatternDistributed(ms, A));
   else PetscCall(PatternCentralised(ms, A));
+  PetscCall(EquilibrateSetUp(ms, A));
   PetscCall(CopyValues(ms, A)); /* the analysis may use the values (maximum transversal, scaling) */
+  if (ms->equilibrate) PetscCall(Equilibrate(ms));
   ms->id.n         = (MUMPS_INT)ms->n;
   ms->id.ICNTL(5)  = 0; /* assembled */
   ms->id.ICNTL(7)  = ordering_icntl[ms->ordering];
   ms->id.ICNTL(14) = (MUMPS_INT)ms->icntl14;
   ms->id.ICNTL(13) = (MUMPS_INT)ms->icntl13;
+  ms->id.ICNTL(8)  = ms->equilibrate ? 0 : (MUMPS_INT)ms->icntl8;
   ms->id.CNTL(1)   = (float)ms->cntl1;
   ms->id.ICNTL(20) = 0; /* dense right-hand side */
   ms->id.ICNTL(21) = 0; /* centralised solution, in rhs */
@@ -301,6 +407,10 @@ static PetscErrorCode MatDestroy_MumpsSingle(Mat F)
     if (ms->started) Run(ms, -2);
     PetscCall(PetscFree4(ms->irn, ms->jcn, ms->a, ms->rhs));
     PetscCall(PetscFree2(ms->ai_d, ms->ai_o));
+    PetscCall(PetscFree3(ms->dr, ms->dc, ms->colmax));
+    PetscCall(VecDestroy(&ms->drv));
+    PetscCall(VecDestroy(&ms->dcv));
+    PetscCall(VecDestroy(&ms->bw));
     PetscCall(VecScatterDestroy(&ms->tozero));
     PetscCall(VecDestroy(&ms->vzero));
     if (ms->comm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&ms->comm));
@@ -334,6 +444,9 @@ static PetscErrorCode MatGetFactor_AIJ_MumpsSingle(Mat A, MatFactorType ftype, M
   ms->mpi                  = size > 1 ? PETSC_TRUE : PETSC_FALSE;
   ms->ordering             = 0;
   ms->icntl14              = 30;
+  ms->icntl8               = 77;
+  ms->equilibrate          = PETSC_TRUE;
+  ms->equilibrate_its      = 3;
   ms->cntl1                = 0.01;
   B->data                  = ms;
   B->ops->lufactorsymbolic = MatLUFactorSymbolic_MumpsSingle;
@@ -353,9 +466,13 @@ static PetscErrorCode MatGetFactor_AIJ_MumpsSingle(Mat A, MatFactorType ftype, M
   PetscCall(PetscOptionsEnum("-mat_mumps_single_ordering", "fill-reducing ordering (MUMPS ICNTL(7)); AMD gave the smallest factor and fastest solves on the slider-guide Jacobian", "mumps_single.h", orderings, (PetscEnum)ms->ordering, (PetscEnum *)&ms->ordering, NULL));
   PetscCall(PetscOptionsInt("-mat_mumps_single_icntl_14", "extra working space for pivoting, percent (MUMPS ICNTL(14)); raised and retried when a factorisation needs more", "mumps_single.h", ms->icntl14, &ms->icntl14, NULL));
   PetscCall(PetscOptionsInt("-mat_mumps_single_icntl_13", "the root front: ScaLAPACK over the ranks (0) or one rank (1) (MUMPS ICNTL(13))", "mumps_single.h", ms->icntl13, &ms->icntl13, NULL));
+  PetscCall(PetscOptionsBool("-mat_mumps_single_equilibrate", "scale rows and columns by tribodyn's equilibration before MUMPS factors (false: MUMPS scales, -mat_mumps_single_icntl_8)", "mumps_single.h", ms->equilibrate, &ms->equilibrate, NULL));
+  PetscCall(PetscOptionsInt("-mat_mumps_single_equilibrate_its", "sweeps of the equilibration (Ruiz's iteration) at each factorisation", "mumps_single.h", ms->equilibrate_its, &ms->equilibrate_its, NULL));
+  PetscCall(PetscOptionsInt("-mat_mumps_single_icntl_8", "MUMPS's scaling when -mat_mumps_single_equilibrate false (MUMPS ICNTL(8)): 77 MUMPS's choice, 0 none, 7 or 8 simultaneous row and column iterations", "mumps_single.h", ms->icntl8, &ms->icntl8, NULL));
   PetscCall(PetscOptionsReal("-mat_mumps_single_cntl_1", "relative pivoting threshold (MUMPS CNTL(1))", "mumps_single.h", ms->cntl1, &ms->cntl1, NULL));
   PetscCall(PetscOptionsBool("-mat_mumps_single_verbose", "print MUMPS's own statistics (ICNTL(4) = 2)", "mumps_single.h", ms->verbose, &ms->verbose, NULL));
   PetscOptionsEnd();
+  PetscCheck(ms->equilibrate_its >= 1, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "Option -mat_mumps_single_equilibrate_its must be at least 1 (sweeps of the equilibration); -mat_mumps_single_equilibrate false leaves the scaling to MUMPS");
   PetscCheck(ms->icntl14 >= 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "Option -mat_mumps_single_icntl_14 must not be negative (it is a percentage of extra working space)");
   PetscCheck(ms->cntl1 >= 0 && ms->cntl1 <= 1, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "Option -mat_mumps_single_cntl_1 must lie in [0, 1] (a relative pivoting threshold)");
 
