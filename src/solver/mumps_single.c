@@ -117,7 +117,7 @@ static void EquilibrateSweep(PetscBool sum, PetscInt64 nnz, const MUMPS_INT irn[
         rm += aj;
         colnorm[j] += m;
       } else {
-        rm        = PetscMax(rm, aj);
+        rm         = PetscMax(rm, aj);
         colnorm[j] = PetscMax(colnorm[j], m);
       }
     }
