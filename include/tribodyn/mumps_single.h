@@ -24,8 +24,9 @@
     -mat_mumps_single_cntl_1 <0.01>    relative pivoting threshold
     -mat_mumps_single_equilibrate <true>  rows and columns scaled by tribodyn (Ruiz's iteration)
                                        before MUMPS factors, instead of by MUMPS (ICNTL(8))
-    -mat_mumps_single_equilibrate_max_its <2>, _sum_its <3>  its sweeps at each factorisation, by
-                                       the largest magnitudes, then by the sums
+    -mat_mumps_single_equilibrate_max_its <2>, _sum_its <3>  the equilibration's sweeps at each
+                                       factorisation: by the rows' and columns' largest
+                                       magnitudes, then by their sums
     -mat_mumps_single_icntl_8 <77>     MUMPS's scaling when tribodyn does not equilibrate
     -mat_mumps_single_verbose          MUMPS's own statistics (ICNTL(4) = 2)
 */
