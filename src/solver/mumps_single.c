@@ -47,6 +47,11 @@ typedef struct {
   PetscReal     *dr, *dc;       /* this rank's rows; every column (the entries' columns are global) */
   PetscReal     *colnorm;       /* work: the columns' norms (n) */
   Vec            drv, dcv, bw;  /* dr over b's layout, this rank's part of dc over x's, a scaled b */
+  /* the matrix (id, state) whose values the symbolic stage copied and scaled: the numeric stage
+     that follows it on the same values (PCSetUp's symbolic-then-numeric) does not do it again */
+  PetscBool        values_ready;
+  PetscObjectId    values_id;
+  PetscObjectState values_state;
   PetscBool      verbose;
 } MumpsSingle;
 
@@ -255,8 +260,17 @@ static PetscErrorCode MatLUFactorNumeric_MumpsSingle(Mat F, Mat A, const MatFact
     nnz = (PetscInt)ainfo.nz_used;
   }
   PetscCheck(ms->analysed && n == ms->n && (PetscInt64)nnz == ms->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Single-precision MUMPS: the matrix's pattern (%" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros) is not the analysed one (%" PetscInt_FMT " rows, %" PetscInt64_FMT " nonzeros); a new pattern needs a new symbolic factorisation (PCReset)", n, nnz, ms->n, ms->nnz);
-  PetscCall(CopyValues(ms, A));
-  if (ms->equilibrate) PetscCall(Equilibrate(ms));
+  {
+    PetscObjectId    id;
+    PetscObjectState state;
+    PetscCall(PetscObjectGetId((PetscObject)A, &id));
+    PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+    if (!(ms->values_ready && id == ms->values_id && state == ms->values_state)) {
+      PetscCall(CopyValues(ms, A));
+      if (ms->equilibrate) PetscCall(Equilibrate(ms));
+    }
+    ms->values_ready = PETSC_FALSE;
+  }
   for (int attempt = 0;; attempt++) {
     Run(ms, 2);
     if (!NeedsMoreSpace(ms->id.INFOG(1)) || attempt == 4) break;
@@ -367,6 +381,9 @@ static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, 
   PetscCall(EquilibrateSetUp(ms, A));
   PetscCall(CopyValues(ms, A)); /* the analysis may use the values (maximum transversal, scaling) */
   if (ms->equilibrate) PetscCall(Equilibrate(ms));
+  PetscCall(PetscObjectGetId((PetscObject)A, &ms->values_id));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &ms->values_state));
+  ms->values_ready = PETSC_TRUE;
   ms->id.n         = (MUMPS_INT)ms->n;
   ms->id.ICNTL(5)  = 0; /* assembled */
   ms->id.ICNTL(7)  = ordering_icntl[ms->ordering];
