@@ -63,3 +63,5 @@ tribodyn_python_test(redundant_joints verification/redundant_joints.py verificat
 tribodyn_python_test(double_four_bar verification/double_four_bar.py verification)
 tribodyn_python_test(clearance_joint verification/clearance_joint.py verification input)
 tribodyn_python_test(rigid_films verification/rigid_films.py verification input)
+# curved bodies on several ranks: each rank keeps its own elements' tables, congruent cells share them
+tribodyn_python_test(curved_ranks verification/curved_ranks.py verification mpi)

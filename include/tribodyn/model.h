@@ -13,7 +13,9 @@
   and the slopes along the face (u = 0 on the face fixes exactly these); the slope normal to the
   face stays free unless -<b>_clamp_slopes all (see BodyFromOptions in body_ancf.c).  The unknown vector of a step is [free coordinates,
   scaled multipliers] (formulation.md §6).  Meshes are small next to the cost of the element
-  kernels, so every rank holds the whole model and the whole state; elements and film quads are
+  kernels, so every rank holds the whole model and the whole state, except the element tables of
+  curved cells (each rank those of its own elements, element_tables.c) and the films' per-quad
+  data (each rank its own quads, film_create.c); elements and film quads are
   divided between ranks (elements by a graph partitioner, TdModelPartition; film quads in
   contiguous strips, TdFilm's quad_start/quad_end) and threads.  The solver numbers U rank
   after rank (TdSolverCreate); the model's indices (free_index, film unknowns, rows) are the
@@ -40,9 +42,12 @@ typedef struct {
   TdMesh     mesh;
   PetscReal  E, nu, rho, damping;
   Ancf3843Material material;
-  PetscInt   ngeometry;          /* distinct cell sizes */
+  PetscInt   ngeometry;          /* the element tables this rank keeps (element_tables.c) */
   Ancf3843Geometry *geometry;
-  PetscInt  *cell_geometry;      /* ncells: index into geometry */
+  PetscInt  *cell_geometry;      /* ncells: index into geometry; curved meshes: -1 for the cells
+                                    of the elements other ranks compute */
+  PetscInt  *cell_class;         /* curved meshes (ncells): the lowest cell with equal tables */
+  PetscInt   nclass;             /* curved meshes: classes of equal tables over all the cells */
   PetscInt   node_offset;        /* first node of this body in the full numbering */
   PetscInt   element_offset;     /* its first element in the model's element list */
   PetscInt  *clamped;            /* nnodes: bit c set = coordinate c (of 12) held */
@@ -257,6 +262,9 @@ PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const P
 void TdFilmNodalTheta(TdModel model, PetscInt f, const PetscScalar u[], PetscReal theta[]);
 /* At the start of a step: the JFO films keep their film fractions of u (all unknowns) as theta_old. */
 void TdFilmsStepStart(TdModel model, const PetscScalar u[]);
+/* The element tables of the curved bodies' cells for the nlocal elements elem_local[] that this
+   rank computes, and no others (element_tables.c); box bodies keep theirs from the set-up. */
+PetscErrorCode TdModelElementTablesSetUp(TdModel model, PetscInt nlocal, const PetscInt elem_local[]);
 /* The partition over the ranks (src/model/partition.c; collective): element_rank (nelements)
    the rank that computes each element, chosen by a graph partitioner over the elements' dual
    graph (options prefix -partition_, e.g. -partition_mat_partitioning_type); unknown_rank

@@ -145,89 +145,6 @@ static PetscErrorCode BodyFromOptions(TdModel model, TdBody *body)
   PetscFunctionReturn(0);
 }
 
-/* Same tables to a relative 1e-12 (congruent curved cells, e.g. a tube's cells of one layer). */
-static PetscBool SameGeometry(const Ancf3843Geometry *g, const Ancf3843Geometry *h)
-{
-  const PetscReal tol = 1e-12;
-  if (PetscAbsReal(g->volume - h->volume) > tol * h->volume || PetscAbsReal(g->a - h->a) > tol * h->a || PetscAbsReal(g->b - h->b) > tol * h->b || PetscAbsReal(g->c - h->c) > tol * h->c) return PETSC_FALSE;
-  for (PetscInt q = 0; q < ANCF3843_NQP; q++)
-    if (PetscAbsReal(g->w[q] - h->w[q]) > tol * h->volume) return PETSC_FALSE;
-  for (PetscInt q = 0; q < ANCF3843_NQP; q++)
-    for (PetscInt k = 0; k < 3 * ANCF3843_NSHAPE; k++)
-      if (PetscAbsReal((&g->dSdX[q][0][0])[k] - (&h->dSdX[q][0][0])[k]) > tol / PetscMin(h->a, PetscMin(h->b, h->c))) return PETSC_FALSE;
-  for (PetscInt k = 0; k < ANCF3843_NSHAPE * ANCF3843_NSHAPE; k++)
-    if (PetscAbsReal((&g->mass_unit[0][0])[k] - (&h->mass_unit[0][0])[k]) > tol * h->volume * h->a * h->a) return PETSC_FALSE;
-  return PETSC_TRUE;
-}
-
-/* Curved cells: the mapped tables of each cell's reference element vector
-   (ancf3843_geometry_init_mapped), shared between cells whose tables agree. */
-static PetscErrorCode BodyGeometryCurved(TdModel model, TdBody *body)
-{
-  PetscInt          ncells = body->mesh.ncells, n = 0;
-  Ancf3843Geometry *geo;
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc1(ncells, &body->cell_geometry));
-  PetscCall(PetscMalloc1(ncells, &geo));
-  body->mass = 0;
-  for (PetscInt c = 0; c < ncells; c++) {
-    PetscReal e0[ANCF3843_NDOF], ratio;
-    PetscInt  g;
-    TdMeshCellReference(&body->mesh, c, e0);
-    if (ancf3843_geometry_init_mapped(body->mesh.size[3 * c], body->mesh.size[3 * c + 1], body->mesh.size[3 * c + 2], e0, &geo[n], &ratio))
-      SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s' (mesh %s): cell %" PetscInt_FMT " is inverted or degenerate inside (the Jacobian determinant of its reference map reaches %g of its box's at a Gauss point); remesh it with better-shaped hexahedra", body->name, body->mesh.source, c, (double)ratio);
-    body->mass += body->rho * geo[n].volume;
-    for (g = 0; g < n; g++)
-      if (SameGeometry(&geo[n], &geo[g])) break;
-    if (g == n) n++;
-    body->cell_geometry[c] = g;
-  }
-  PetscCall(PetscMalloc1(n, &body->geometry));
-  PetscCall(PetscArraycpy(body->geometry, geo, n));
-  PetscCall(PetscFree(geo));
-  body->ngeometry = n;
-  PetscFunctionReturn(0);
-}
-
-/* Distinct cell sizes share one table of shape-function gradients and mass integrals. */
-static PetscErrorCode BodyGeometry(TdModel model, TdBody *body)
-{
-  PetscInt ncells = body->mesh.ncells, n = 0, max = 0;
-  PetscFunctionBegin;
-  if (body->mesh.curved) {
-    PetscCall(BodyGeometryCurved(model, body));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscMalloc1(ncells, &body->cell_geometry));
-  body->geometry = NULL;
-  body->mass     = 0;
-  for (PetscInt c = 0; c < ncells; c++) {
-    const PetscReal *s = &body->mesh.size[3 * c];
-    PetscInt         g;
-    for (g = 0; g < n; g++) {
-      const Ancf3843Geometry *geo = &body->geometry[g];
-      if (PetscAbsReal(geo->a - s[0]) <= 1e-12 * s[0] && PetscAbsReal(geo->b - s[1]) <= 1e-12 * s[1] && PetscAbsReal(geo->c - s[2]) <= 1e-12 * s[2]) break;
-    }
-    if (g == n) {
-      /* the tables are 54 kB each and a box mesh has one size: grown as sizes appear, not one
-         per cell (ncells of them were 314 MB per rank at the finest slider-guide level) */
-      if (n == max) {
-        Ancf3843Geometry *more;
-        max = 2 * max + 1;
-        PetscCall(PetscMalloc1(max, &more));
-        if (n) PetscCall(PetscArraycpy(more, body->geometry, n));
-        PetscCall(PetscFree(body->geometry));
-        body->geometry = more;
-      }
-      ancf3843_geometry_init(s[0], s[1], s[2], &body->geometry[n++]);
-    }
-    body->cell_geometry[c] = g;
-    body->mass += body->rho * s[0] * s[1] * s[2];
-  }
-  body->ngeometry = n;
-  PetscFunctionReturn(0);
-}
-
 /* Free rigid body (F21): mass, centre of mass and the second moments J = int rho (X - c)(X - c)^T dV
    about it, from the cells (the reference map X = sum_m S_m e0_m of each cell, with its mass and
    gravity integrals: exact for boxes) and -<b>_rho, or given: -<b>_mass, -<b>_inertia about
@@ -236,6 +153,7 @@ static PetscErrorCode FreeBodyMassProperties(TdModel model, TdBody *body)
 {
   const char *p = body->name;
   PetscReal   inertia[6] = {0, 0, 0, 0, 0, 0}, m1[3] = {0, 0, 0}, m2[9] = {0}, mass;
+  Ancf3843Geometry *cell_table = NULL;
   PetscInt    ni = 6;
   PetscBool   has_mass, has_inertia, has_com;
   PetscFunctionBegin;
@@ -262,10 +180,14 @@ static PetscErrorCode FreeBodyMassProperties(TdModel model, TdBody *body)
     if (has_com) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Option -%s_com: the centre of mass is given with -%s_mass and -%s_inertia; without them it comes from the geometry", p, p, p);
     if (!body->mesh.ncells) SETERRQ(model->comm, PETSC_ERR_USER_INPUT, "Body '%s' is a free rigid body without cells to take its mass from: give -%s_box or -%s_mesh, or -%s_mass and -%s_inertia", p, p, p, p, p);
     mass = 0;
+    if (body->mesh.curved) PetscCall(PetscMalloc1(1, &cell_table));
     for (PetscInt c = 0; c < body->mesh.ncells; c++) {
-      const Ancf3843Geometry *geo = &body->geometry[body->cell_geometry[c]];
+      const Ancf3843Geometry *geo = cell_table;
       const PetscReal        *X0  = &body->mesh.X[3 * body->mesh.cells[8 * c]];
       PetscReal               e0[ANCF3843_NDOF], s1[3] = {0, 0, 0}, s2[9] = {0};
+      /* a curved cell's tables one at a time (element_tables.c keeps none before the partition) */
+      if (cell_table) PetscCall(TdBodyCellTableInternal(model, body, c, cell_table));
+      else geo = &body->geometry[body->cell_geometry[c]];
       TdMeshCellReference(&body->mesh, c, e0);
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
         for (PetscInt i = 0; i < 3; i++) s1[i] += geo->shape_integral[k] * e0[3 * k + i];
@@ -278,6 +200,7 @@ static PetscErrorCode FreeBodyMassProperties(TdModel model, TdBody *body)
       for (PetscInt i = 0; i < 3; i++)
         for (PetscInt j = 0; j < 3; j++) m2[3 * i + j] += body->rho * (X0[i] * X0[j] * geo->volume + X0[i] * s1[j] + s1[i] * X0[j] + s2[3 * i + j]);
     }
+    PetscCall(PetscFree(cell_table));
     body->mass = mass;
     for (PetscInt i = 0; i < 3; i++) body->com[i] = m1[i] / mass;
     for (PetscInt i = 0; i < 3; i++)
@@ -303,7 +226,7 @@ PetscErrorCode TdBodiesFromOptionsInternal(TdModel model, PetscInt nb, char (*na
     TdBody *body = &model->bodies[b];
     PetscCall(PetscStrncpy(body->name, names[b], TD_NAME_LEN));
     PetscCall(BodyFromOptions(model, body));
-    if (body->mesh.ncells) PetscCall(BodyGeometry(model, body));
+    if (body->mesh.ncells) PetscCall(TdBodyTablesInternal(model, body));
     if (body->type == TD_BODY_FREE) PetscCall(FreeBodyMassProperties(model, body));
   }
   PetscFunctionReturn(0);

@@ -170,11 +170,10 @@ static PetscErrorCode IndexElementLoads(TdModel model)
       el->load          = l;
       el->face          = load->face->faces[k].face;
       if (load->type == TD_LOAD_TRACTION) { /* its dead load's table, once (F16b) */
-        const TdBody           *body = &model->bodies[load->body];
-        const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[load->face->faces[k].cell]];
-        PetscReal               e0[ANCF3843_NDOF];
+        const PetscReal *size = &model->bodies[load->body].mesh.size[3 * load->face->faces[k].cell];
+        PetscReal        e0[ANCF3843_NDOF];
         TdModelElementGather(model, e, model->q_ref, PETSC_TRUE, e0);
-        ancf3843_face_shape_area(geo->a, geo->b, geo->c, (int)el->face, e0, el->shape_area);
+        ancf3843_face_shape_area(size[0], size[1], size[2], (int)el->face, e0, el->shape_area);
       }
     }
   }

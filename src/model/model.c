@@ -84,6 +84,7 @@ PetscErrorCode TdModelDestroy(TdModel *model)
     PetscCall(TdMeshDestroy(&body->mesh));
     PetscCall(PetscFree(body->geometry));
     PetscCall(PetscFree(body->cell_geometry));
+    PetscCall(PetscFree(body->cell_class));
     PetscCall(PetscFree(body->clamped));
   }
   for (PetscInt l = 0; l < m->nloads; l++)

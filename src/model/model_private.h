@@ -11,6 +11,11 @@
 /* Bodies (body_ancf.c): the nb bodies named in names, each from its options (type, geometry,
    material, motion of a rigid body, clamps) with its table of cell geometries. */
 PetscErrorCode TdBodiesFromOptionsInternal(TdModel model, PetscInt nb, char (*names)[64]);
+/* Element tables (element_tables.c): a body's at set-up (box cells: all; curved cells: their
+   classes, the tables themselves once the ranks' elements are known), and one curved cell's
+   tables made on their own (error if its reference map is inverted). */
+PetscErrorCode TdBodyTablesInternal(TdModel model, TdBody *body);
+PetscErrorCode TdBodyCellTableInternal(TdModel model, const TdBody *body, PetscInt c, Ancf3843Geometry *geo);
 /* Bodies (body_ancf.c): numbers the coordinates of the ANCF nodes body after body, clamped
    coordinates eliminated, and lists the elements; sets the reference configuration and the
    scales (mass per node, typical force). */

@@ -464,6 +464,7 @@ static PetscErrorCode LayOutUnknowns(TdSolver s)
   PetscCall(PetscMalloc1(PetscMax(s->nelem_local, 1), &s->elem_local));
   for (PetscInt e = 0, k = 0; e < ne; e++)
     if (s->element_rank[e] == rank) s->elem_local[k++] = e;
+  PetscCall(TdModelElementTablesSetUp(model, s->nelem_local, s->elem_local));
   PetscCall(VecCreateMPI(s->comm, s->nowned, s->N, &s->U));
   PetscCall(VecGetOwnershipRange(s->U, &s->own_lo, &s->own_hi));
   PetscCall(VecDuplicate(s->U, &s->R));
@@ -2434,7 +2435,7 @@ static PetscReal StaticRowScale(TdModel m)
   PetscReal scale = 0;
   for (PetscInt b = 0; b < m->nbodies; b++) {
     const TdBody *body = &m->bodies[b];
-    if (body->type == TD_BODY_ANCF && body->ngeometry) scale = PetscMax(scale, body->E * PetscMin(body->geometry[0].a, PetscMin(body->geometry[0].b, body->geometry[0].c)));
+    if (body->type == TD_BODY_ANCF && body->mesh.ncells) scale = PetscMax(scale, body->E * PetscMin(body->mesh.size[0], PetscMin(body->mesh.size[1], body->mesh.size[2])));
   }
   return scale > 0 ? scale : 1;
 }
