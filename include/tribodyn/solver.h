@@ -123,10 +123,12 @@ struct _p_TdSolver {
   PetscInt     floor_steps_left;
   Vec          floor_u, floor_r;
   PetscBool    ksp_atol_given; /* -ksp_atol given: the Krylov tolerance is not tied to the Newton test */
-  /* -krylov_block_test: a Krylov solve stops once each block of its residual is below a tenth of
-     that block's Newton tolerance (krylov_block_tol, set at Newton iteration 0) */
+  /* -krylov_block_test: a Krylov solve stops once each block of its residual is below its share
+     (krylov_block_fraction) of that block's Newton tolerance (krylov_block_tol, set at Newton
+     iteration 0) */
   PetscBool    krylov_block_test;
   PetscReal    krylov_block_tol[3], krylov_block_tol_norm; /* ... and their 2-norm */
+  PetscReal    krylov_block_fraction[3]; /* -krylov_block_fraction: each block's share of its Newton tolerance */
   void        *krylov_default_ctx; /* KSPConvergedDefault's context */
   Vec          krylov_t, krylov_r;  /* work: the Krylov iterate and its residual */
   PetscBool    monitor_blocks;
