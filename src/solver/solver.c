@@ -883,8 +883,8 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
          which the converged positions keep (Newton stops below 1.6e-6 N after that step): where
          each Krylov solve stops, which the ranks and the kept LU's ordering change, moves the far
          guide sensor's axial acceleration by 1.3e-8 of its peak.  0.001 for the bodies holds
-         those runs within 4e-9 of each other, free on the paper's case but 7 % dearer in the
-         finest level's settled steps (README, "How closely one rank reproduces itself"). */
+         those runs within 4e-9 of each other, free on the paper's case but 14 % dearer over the
+         finest level (README, "How closely one rank reproduces itself"). */
       const PetscReal def[3] = {0.1, 0.1, 0.1};
       PetscCall(TdOptionsRealArray(NULL, "krylov_block_fraction", "with -krylov_block_test: the fraction of its Newton tolerance below which each block's linear residual (bodies, films, drives) ends a Krylov solve, in (0, 1]", NULL, 3, def, s->krylov_block_fraction, NULL));
       for (PetscInt b = 0; b < 3; b++) PetscCheck(s->krylov_block_fraction[b] > 0 && s->krylov_block_fraction[b] <= 1, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_fraction: %g is not a fraction; give three numbers in (0, 1] (bodies, films, drives), e.g. 0.1,0.1,0.1", (double)s->krylov_block_fraction[b]);
