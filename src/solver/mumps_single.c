@@ -176,6 +176,26 @@ static PetscErrorCode Equilibrate(MumpsSingle *ms)
   PetscFunctionReturn(0);
 }
 
+/* What MUMPS factors: A's values copied to float and equilibrated.  The symbolic stage makes it
+   and remembers A's id and object state; the numeric stage that follows on the same values
+   (PCSetUp's symbolic-then-numeric) takes it as it is, any other numeric stage makes it anew. */
+static PetscErrorCode FactorInput(MumpsSingle *ms, Mat A, PetscBool symbolic)
+{
+  PetscObjectId    id;
+  PetscObjectState state;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)A, &id));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (symbolic || !(ms->values_ready && id == ms->values_id && state == ms->values_state)) {
+    PetscCall(CopyValues(ms, A));
+    if (ms->equilibrate) PetscCall(Equilibrate(ms));
+  }
+  ms->values_ready = symbolic;
+  ms->values_id    = id;
+  ms->values_state = state;
+  PetscFunctionReturn(0);
+}
+
 /* The arrays and vectors of the scaling for A's pattern (made at each symbolic stage). */
 static PetscErrorCode EquilibrateSetUp(MumpsSingle *ms, Mat A)
 {
@@ -260,17 +280,7 @@ static PetscErrorCode MatLUFactorNumeric_MumpsSingle(Mat F, Mat A, const MatFact
     nnz = (PetscInt)ainfo.nz_used;
   }
   PetscCheck(ms->analysed && n == ms->n && (PetscInt64)nnz == ms->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Single-precision MUMPS: the matrix's pattern (%" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros) is not the analysed one (%" PetscInt_FMT " rows, %" PetscInt64_FMT " nonzeros); a new pattern needs a new symbolic factorisation (PCReset)", n, nnz, ms->n, ms->nnz);
-  {
-    PetscObjectId    id;
-    PetscObjectState state;
-    PetscCall(PetscObjectGetId((PetscObject)A, &id));
-    PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-    if (!(ms->values_ready && id == ms->values_id && state == ms->values_state)) {
-      PetscCall(CopyValues(ms, A));
-      if (ms->equilibrate) PetscCall(Equilibrate(ms));
-    }
-    ms->values_ready = PETSC_FALSE;
-  }
+  PetscCall(FactorInput(ms, A, PETSC_FALSE));
   for (int attempt = 0;; attempt++) {
     Run(ms, 2);
     if (!NeedsMoreSpace(ms->id.INFOG(1)) || attempt == 4) break;
@@ -379,11 +389,7 @@ static PetscErrorCode MatLUFactorSymbolic_MumpsSingle(Mat F, Mat A, IS r, IS c, 
   if (ms->mpi) PetscCall(PatternDistributed(ms, A));
   else PetscCall(PatternCentralised(ms, A));
   PetscCall(EquilibrateSetUp(ms, A));
-  PetscCall(CopyValues(ms, A)); /* the analysis may use the values (maximum transversal, scaling) */
-  if (ms->equilibrate) PetscCall(Equilibrate(ms));
-  PetscCall(PetscObjectGetId((PetscObject)A, &ms->values_id));
-  PetscCall(PetscObjectStateGet((PetscObject)A, &ms->values_state));
-  ms->values_ready = PETSC_TRUE;
+  PetscCall(FactorInput(ms, A, PETSC_TRUE)); /* the analysis may use the values (maximum transversal, scaling) */
   ms->id.n         = (MUMPS_INT)ms->n;
   ms->id.ICNTL(5)  = 0; /* assembled */
   ms->id.ICNTL(7)  = ordering_icntl[ms->ordering];
