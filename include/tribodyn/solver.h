@@ -116,7 +116,7 @@ struct _p_TdSolver {
   PetscReal    fnorm0, fnorm_best;  /* of the current solve */
   PetscInt     it_best;
   PetscReal    block_atol[3], block_rtol;
-  /* the bodies' rounding floor (EstimateBodyFloor, solver.c): the residual noise of coordinates
+  /* the bodies' rounding floor (EstimateBodyFloor, convergence_tests.c): the residual noise of coordinates
      known to their last bit, re-measured every 50 Newton solves of time steps (floor_steps_left
      counts down to the next); in time steps the bodies' Newton tolerance is at least twice it */
   PetscReal    body_floor;

@@ -307,7 +307,7 @@ static PetscErrorCode PutHits(TdSolver s, TdOutput out, const char name[], const
 }
 
 /* The branches b of n cavitation rows (their active flags at the factorisation) as integers,
-   row[i] the natural unknown of row i: each known to the rank that owns the row (solver.c),
+   row[i] the natural unknown of row i: each known to the rank that owns the row (residual.c),
    gathered to rank 0, which writes them. */
 static PetscErrorCode PutBranches(TdSolver s, TdOutput out, const char name[], PetscInt n, const PetscInt row[], const PetscBool b[])
 {
@@ -454,7 +454,7 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   /* the JFO rows' branches at the factorisation: a branch that changes calls for a new one */
   if (s->njfo) PetscCall(PutBranches(s, out, "jfo_active_pc", s->njfo, s->jfo_theta, s->jfo_active_pc));
   /* the Swift-Stieber rows' branches at the factorisation: the film stage runs once they change
-     (FilmStageDecide, solver.c) */
+     (FilmStageDecide, jacobian.c) */
   if (s->ncp_active_pc) {
     const PetscInt nf = s->model->row_offset - s->model->nfree;
     PetscInt      *rows;

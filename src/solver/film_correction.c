@@ -2,7 +2,7 @@
   The film-block correction of a kept LU (-film_block_correction, solver.h).
 
   Why.  The default preconditioner is the LU of an earlier Jacobian, kept while the Krylov solves
-  converge within -refactor_its iterations (solver.c).  Under Swift-Stieber cavitation every film
+  converge within -refactor_its iterations (jacobian.c).  Under Swift-Stieber cavitation every film
   row is either the Reynolds row or the unit row of p = p_cav (the semismooth row
   min(p - p_cav, F), formulation §2), and on a fine film hundreds of rows change branch per
   step as the cavitation front moves: each changed row is a rank-one change the kept LU does
@@ -20,9 +20,9 @@
   The operator stays J: the Newton step is unchanged, only the iterations to reach it are fewer.
 
   How.  The second stage of the kept LU's shell (kept_lu.c), which factors the whole Jacobian
-  when the kept-LU logic of solver.c (the SNES preconditioner lag) decides.  The stage runs for a
+  when the kept-LU logic of jacobian.c (the SNES preconditioner lag) decides.  The stage runs for a
   Jacobian only when film rows have changed branch since that factorisation (more than
-  -film_block_stage_rows; FilmStageDecide in solver.c): then J_f and J_ff's factor are refreshed
+  -film_block_stage_rows; FilmStageDecide in jacobian.c): then J_f and J_ff's factor are refreshed
   from it (TdSolverFilmCorrectionUpdate); otherwise the stage is the identity.
 */
 #include <tribodyn/solver.h>

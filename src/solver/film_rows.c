@@ -2,7 +2,7 @@
   The films' rows on several ranks: each rank's quads add into the rows of their nodes (the
   Reynolds rows F of formulation.md §2, F11), a node's quads may lie on two ranks, and the row's
   owner forms its cavitation branch from the whole sum (min(p - p_cav, F) for Swift-Stieber,
-  solver.c).  So the partial rows go to the owners alone (a scatter adding, from each rank's
+  residual.c).  So the partial rows go to the owners alone (a scatter adding, from each rank's
   quads' rows to the rows' owners), and what a rank needs back is only the branch of each row its
   quads fill (their Jacobian entries are cleared on the bound): one flag per row, from the owners
   (the same scatter reversed).  A pass sends from each rank only the rows of its strip's edge

@@ -3,14 +3,14 @@
   when the kept LU is corrected.
 
   The default preconditioner is the LU of an earlier Jacobian, kept while the Krylov solves
-  converge within -refactor_its iterations (solver.c).  Two corrections of it need the LU inside
+  converge within -refactor_its iterations (jacobian.c).  Two corrections of it need the LU inside
   a PCSHELL in the KSP's place:
     - the film-block correction (-film_block_correction, film_correction.c): after the kept LU,
       a fresh LU of the current film block;
     - recycled Krylov directions (-krylov_recycle, krylov_recycle.c): around both, the last
       solve's pairs (z, J z) as a two-level correction.
   The shell's set-up factors the whole Jacobian into the kept LU (an inner PCLU that reads the
-  -pc_factor_ options), so the kept-LU logic of solver.c (the SNES preconditioner lag) decides
+  -pc_factor_ options), so the kept-LU logic of jacobian.c (the SNES preconditioner lag) decides
   when, as with the plain LU.
 */
 #include <tribodyn/solver.h>

@@ -1,13 +1,35 @@
 #ifndef TRIBODYN_SOLVER_PRIVATE_H
 #define TRIBODYN_SOLVER_PRIVATE_H
-/* Solver internals shared by src/solver/solver.c and src/solver/checkpoint.c. */
+/* Solver internals shared by the files of src/solver/ (solver.c, residual.c, jacobian.c,
+   iterate.c, convergence_tests.c, checkpoint.c, ...). */
 #include <tribodyn/solver.h>
 
+/* -log_view events of the residual and the Jacobian (registered by TdSolverCreate) */
+extern PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern;
+/* iterate.c: the Jacobian coefficients of the current mode, c_M (inertia), c_e (stiffness), c_v
+   (damping); the iterate's q1, v1, a1, qdd1 (full vectors) from the whole unknown vector u, or
+   from the distributed U (to every rank first: whole, or only each rank's ghost set); the time
+   the iterate belongs to; a spring's ends (positions, velocities), a torque's moment, a
+   pressure's and a traction's value and a motor's value at time t in this solve (statics: the
+   full value times the load factor) */
+void           TdSolverModeCoefficients(TdSolver s, PetscReal *cM, PetscReal *ce, PetscReal *cv);
+void           TdSolverIterateFromUnknowns(TdSolver s, const PetscScalar u[]);
+PetscErrorCode TdSolverIterateFromVec(TdSolver s, Vec U, PetscBool whole);
+PetscReal      TdSolverStepTime(TdSolver s);
+void           TdSolverSpringEnds(TdSolver s, const TdLoad *load, PetscReal xa[3], PetscReal xb[3], PetscReal va[3], PetscReal vb[3]);
+void           TdSolverTorqueAt(TdSolver s, const TdLoad *load, PetscReal t, PetscReal M[3]);
+PetscReal      TdSolverPressureAt(TdSolver s, const TdLoad *load, PetscReal t);
+void           TdSolverTractionAt(TdSolver s, const TdLoad *load, PetscReal t, PetscReal tr[3]);
+PetscReal      TdSolverMotorValueAt(TdSolver s, const TdJoint *joint, PetscReal t);
+/* convergence_tests.c: the Newton test by blocks (SNESSetConvergenceTest) and the Krylov test by
+   blocks (KSPSetConvergenceTest, -krylov_block_test) */
+PetscErrorCode TdSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx);
+PetscErrorCode TdSolverKrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConvergedReason *reason, void *ctx);
 /* The Jacobian's COO pattern from the model's coupling pattern (a new pattern drops the
    factorisation). */
 PetscErrorCode TdSolverBuildJacobian(TdSolver s);
 /* Whether natural unknown i is a row of U this rank owns (it forms the cavitation branch of a
-   film row it owns: solver.c) */
+   film row it owns: residual.c, jacobian.c) */
 static inline PetscBool TdSolverRowMine(TdSolver s, PetscInt i)
 {
   return s->to_petsc[i] >= s->own_lo && s->to_petsc[i] < s->own_hi ? PETSC_TRUE : PETSC_FALSE;

@@ -5,7 +5,7 @@
   A rank reads, in a residual or a Jacobian, only the unknowns of what it assembles: the
   coordinates of its elements, the faces its film quads' points meet and the pressures (and
   film fractions) of those quads' nodes, the unknowns of the film rows it owns (it forms their
-  cavitation branches, solver.c), and on rank 0 those of the joints, loads and free bodies.  It
+  cavitation branches, residual.c), and on rank 0 those of the joints, loads and free bodies.  It
   writes residual entries only there too.  So the iterate goes to each rank's ghost set alone
   (the forward scatter), and the residual comes back from it alone (the reverse scatter,
   adding): each rank sends and receives the entries it shares with others, not the whole

@@ -35,7 +35,7 @@ checks.true("whole-Jacobian factorisations: %d with the correction, %d without (
             facts["on"] > 0 and 2 * facts["on"] <= facts["off"])
 checks.true("on 2 ranks with the correction: %d factorisations (at most half of %d)" % (facts["on_np2"], facts["off"]),
             facts["on_np2"] > 0 and 2 * facts["on_np2"] <= facts["off"])
-# the stage runs only for Jacobians after rows changed branch since the factorisation (solver.c,
+# the stage runs only for Jacobians after rows changed branch since the factorisation (jacobian.c,
 # FilmStageDecide); while the film cavitates that is most of them, and skipping the others
 # costs no factorisations and no Krylov iterations (measured over 0-5 ms: 4 factorisations and
 # 1016 Krylov iterations against 4 and 1054)

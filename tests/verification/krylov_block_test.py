@@ -1,4 +1,4 @@
-"""The Krylov test by residual blocks (-krylov_block_test, KrylovBlockTest in src/solver/solver.c)
+"""The Krylov test by residual blocks (-krylov_block_test, TdSolverKrylovBlockTest in src/solver/convergence_tests.c)
 changes when a Krylov solve stops, not what Newton converges to: on the lubricated slider-guide
 case (0-5 ms, the film cavitating) the sensor histories with and without it agree to 1e-8
 relative and the pressure histories to 2e-8 (Newton's film tolerance), with the same Newton

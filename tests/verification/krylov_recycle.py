@@ -48,7 +48,7 @@ checks.true("Newton iterations: %d recycled, %d without (equal but for at most 1
 # measured 484 against 509 after 10 ms (5 % fewer; 478 on 2 ranks), 2451 against 2539 over the
 # whole run.  (514 against 657 while the film stage ran for every Jacobian: it cost iterations in
 # the settled steps, and since it runs only after rows changed branch, FilmStageDecide in
-# solver.c, less is left for the pairs.)  At the finest level, 100-106 ms on 2 ranks, 232
+# jacobian.c, less is left for the pairs.)  At the finest level, 100-106 ms on 2 ranks, 232
 # against 273.
 checks.true("Krylov iterations after 10 ms: %d recycled, at least 3 %% fewer than %d without" % (late["recycled"], late["none"]),
             0 < late["recycled"] <= 0.97 * late["none"])

@@ -1,4 +1,4 @@
-"""The bodies' rounding floor (EstimateBodyFloor in src/solver/solver.c), against translation
+"""The bodies' rounding floor (EstimateBodyFloor in src/solver/convergence_tests.c), against translation
 invariance: the paper's lubricated slider-guide rig moved 10 m along x (every box and point of the
 case) is the same physical problem, but its ANCF positions carry 30 to 60 times larger rounding
 (ulp(10) against ulp(0.1 ... 0.34)), which the stiffness turns into a residual floor above the
