@@ -208,7 +208,7 @@ struct _p_TdModel {
      element_load_offset[e + 1]) (NULL when no load is a pressure) */
   PetscInt      *element_load_offset;
   TdElementLoad *element_loads;
-  /* film-body coupling pattern (src/model/film.c): sorted unique keys of the element-face pairs
+  /* film-body coupling pattern (src/model/film_pattern.c): sorted unique keys of the element-face pairs
      (row face << 32 | column face, face = 8 element + local face) of dQ/dq, and of
      (face << 32 | pressure unknown) of dQ/dp and dF/dq; each block covers the coordinates that
      are active on the face (36 of 96 on axis-aligned cells) */
