@@ -45,6 +45,10 @@ struct _p_TdSolver {
      holds, and whether whole, so that an unchanged iterate is not sent again. */
   PetscBool        state_ghosts, ghost_check;
   PetscInt         nghost, *ghost, ghost_recv;
+  /* the full coordinates of the set (those of its body unknowns, and every clamped one) as runs
+     [ghost_run[2k], ghost_run[2k+1]), k < nghost_run: what the residual's and the Jacobian's
+     loops over the state arrays visit when Useq holds the set alone (TdSolverIterateRuns) */
+  PetscInt         nghost_run, *ghost_run, whole_run[2];
   char            *ghost_base;       /* N: the set's fixed part (the pattern's rows and columns, ...) */
   char            *readable_element; /* nelements: all its unknowns in the set (model.h) */
   PetscInt         ghost_rings;      /* -state_ghosts_rings: faces around the films' points */

@@ -29,30 +29,35 @@ void TdSolverModeCoefficients(TdSolver s, PetscReal *cM, PetscReal *ce, PetscRea
   }
 }
 
-/* The iterate's q1, v1, qdd1 (full vectors) from the whole unknown vector u. */
+/* The iterate's q1, v1, a1, qdd1 (full vectors) from the unknown vector u, on the coordinates
+   of TdSolverIterateRuns (all of them when u is whole). */
 void TdSolverIterateFromUnknowns(TdSolver s, const PetscScalar u[])
 {
   TdModel         m = s->model;
-  const PetscInt  n = m->nfull;
-  switch (s->mode) {
-  case TD_MODE_DYNAMIC:
-    for (PetscInt i = 0; i < n; i++) s->q1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : m->q_ref[i];
-    galpha_rates(&s->ga, s->step_dt, n, s->q1, s->q, s->v, s->a, s->qdd, s->v1, s->a1, s->qdd1);
-    break;
-  case TD_MODE_ACCELERATION:
-    for (PetscInt i = 0; i < n; i++) {
-      s->q1[i]   = s->q[i];
-      s->v1[i]   = s->v[i];
-      s->qdd1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : 0;
-      s->a1[i]   = s->qdd1[i];
+  const PetscInt *run;
+  const PetscInt  nrun = TdSolverIterateRuns(s, &run);
+  for (PetscInt k = 0; k < nrun; k++) {
+    const PetscInt i0 = run[2 * k], i1 = run[2 * k + 1];
+    switch (s->mode) {
+    case TD_MODE_DYNAMIC:
+      for (PetscInt i = i0; i < i1; i++) s->q1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : m->q_ref[i];
+      galpha_rates(&s->ga, s->step_dt, i1 - i0, &s->q1[i0], &s->q[i0], &s->v[i0], &s->a[i0], &s->qdd[i0], &s->v1[i0], &s->a1[i0], &s->qdd1[i0]);
+      break;
+    case TD_MODE_ACCELERATION:
+      for (PetscInt i = i0; i < i1; i++) {
+        s->q1[i]   = s->q[i];
+        s->v1[i]   = s->v[i];
+        s->qdd1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : 0;
+        s->a1[i]   = s->qdd1[i];
+      }
+      break;
+    case TD_MODE_STATIC:
+      for (PetscInt i = i0; i < i1; i++) {
+        s->q1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : m->q_ref[i];
+        s->v1[i] = s->qdd1[i] = s->a1[i] = 0;
+      }
+      break;
     }
-    break;
-  case TD_MODE_STATIC:
-    for (PetscInt i = 0; i < n; i++) {
-      s->q1[i] = m->free_index[i] >= 0 ? u[m->free_index[i]] : m->q_ref[i];
-      s->v1[i] = s->qdd1[i] = s->a1[i] = 0;
-    }
-    break;
   }
 }
 

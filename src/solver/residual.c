@@ -90,8 +90,10 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
   const PetscInt     nfull = m->nfull;
   const PetscReal    t1    = TdSolverStepTime(s);
   const PetscReal    gscale = s->mode == TD_MODE_STATIC ? s->load_factor : 1;
-  PetscBool          finite = PETSC_TRUE, fuse;
+  PetscBool          finite = PETSC_TRUE, fuse, ghost_only;
   int                nt;
+  const PetscInt    *run;
+  PetscInt           nrun;
   PetscFunctionBegin;
   *ghost_miss = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
@@ -101,6 +103,8 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
   PetscCall(TdSolverIterateScatter(s, U, PETSC_FALSE));
   PetscCall(VecGetArrayRead(s->Useq, &u));
   TdSolverIterateFromUnknowns(s, u);
+  nrun       = TdSolverIterateRuns(s, &run);
+  ghost_only = run != s->whole_run ? PETSC_TRUE : PETSC_FALSE;
 
   /* elements: inertia, internal and damping forces, gravity (threads over this rank's elements) */
   PetscCall(PetscLogEventBegin(TD_ElementForces, 0, 0, 0, 0));
@@ -111,7 +115,8 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
     const int        tid  = omp_get_thread_num();
     PetscReal       *rf   = &s->thread_r[(size_t)tid * nfull];
     Ancf3843Work    *work = &s->work[tid];
-    for (PetscInt i = 0; i < nfull; i++) rf[i] = 0;
+    for (PetscInt k = 0; k < nrun; k++)
+      for (PetscInt i = run[2 * k]; i < run[2 * k + 1]; i++) rf[i] = 0;
     /* static: each thread sums its own elements into its own array, so that the residual is the
        same function of the iterate at every call (central differences of it check the Jacobian;
        a dynamic split changed the rounding from call to call: 2e-6 in the slider-guide qp
@@ -156,11 +161,16 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
   }
   for (PetscInt t = 1; t < nt; t++) {
     const PetscReal *rt = &s->thread_r[(size_t)t * nfull];
-    for (PetscInt i = 0; i < nfull; i++) s->thread_r[i] += rt[i];
+    for (PetscInt k = 0; k < nrun; k++)
+      for (PetscInt i = run[2 * k]; i < run[2 * k + 1]; i++) s->thread_r[i] += rt[i];
   }
   PetscCall(PetscLogEventEnd(TD_ElementForces, 0, 0, 0, 0));
-  PetscCall(VecZeroEntries(s->Rseq));
   PetscCall(VecGetArray(s->Rseq, &r));
+  /* the residual's entries are those of the ghost set (TdSolverIterateRuns): only they are zeroed,
+     summed and sent */
+  if (ghost_only)
+    for (PetscInt k = 0; k < s->nghost; k++) r[s->ghost[k]] = 0;
+  else PetscCall(PetscArrayzero(r, s->N));
   {
     PetscReal *rf = s->thread_r;
     /* point loads (static: the full force times the load factor), on rank 0 */
@@ -354,12 +364,17 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
           for (PetscInt i = 0; i < 3; i++) rf[base + 3 * (1 + k) + i] += body->J[3 * k + l] * s->qdd1[base + 3 * (1 + l) + i];
     }
   }
-  for (PetscInt i = 0; i < nfull; i++) {
-    const PetscInt f = m->free_index[i];
-    if (f >= 0) r[f] += s->thread_r[i];
-  }
-  for (PetscInt i = 0; i < s->N; i++)
-    if (PetscIsInfOrNanReal(r[i])) finite = PETSC_FALSE;
+  for (PetscInt k = 0; k < nrun; k++)
+    for (PetscInt i = run[2 * k]; i < run[2 * k + 1]; i++) {
+      const PetscInt f = m->free_index[i];
+      if (f >= 0) r[f] += s->thread_r[i];
+    }
+  if (ghost_only) {
+    for (PetscInt k = 0; k < s->nghost; k++)
+      if (PetscIsInfOrNanReal(r[s->ghost[k]])) finite = PETSC_FALSE;
+  } else
+    for (PetscInt i = 0; i < s->N; i++)
+      if (PetscIsInfOrNanReal(r[i])) finite = PETSC_FALSE;
   PetscCall(VecRestoreArray(s->Rseq, &r));
   PetscCall(VecRestoreArrayRead(s->Useq, &u));
   PetscCall(TdSolverResidualScatter(s, R));

@@ -214,6 +214,8 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   s->model = model;
   nfull    = model->nfull;
   s->N     = model->row_offset + model->nrows;
+  s->whole_run[0] = 0;
+  s->whole_run[1] = nfull;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   PetscCall(AllocFull(nfull, &s->q));

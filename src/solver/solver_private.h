@@ -40,6 +40,19 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
 PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide);
 PetscErrorCode TdSolverResidualScatter(TdSolver s, Vec R);
 PetscErrorCode TdSolverGhostsDestroy(TdSolver s);
+/* The runs of full coordinates that a residual or Jacobian visits in the state arrays (q1, v1,
+   the residual's per-thread arrays): the ghost set's (state_ghosts.c) when Useq holds it alone,
+   else one run over all nfull.  Outside the set the state is older and nothing reads it; the
+   check (-state_ghosts_check) visits all, so that a read or write outside shows. */
+static inline PetscInt TdSolverIterateRuns(TdSolver s, const PetscInt **run)
+{
+  if (s->toghost && !s->useq_whole && !s->ghost_check) {
+    *run = s->ghost_run;
+    return s->nghost_run;
+  }
+  *run = s->whole_run;
+  return 1;
+}
 /* s->free_full (nfree: the full coordinate of each free unknown), made once */
 PetscErrorCode TdSolverFreeFull(TdSolver s);
 /* A full array's entries at this rank's own free coordinates in U's layout, the rank's other

@@ -25,9 +25,13 @@
   (model.h's readable_element); every rank then takes the films' whole surfaces and assembles
   again (TdSolverResidual, TdSolverJacobian), until the next step.
 
+  The residual's and the Jacobian's loops over the full-coordinate arrays visit the set's
+  coordinates alone (and the clamped ones), as runs (ghost_run, TdSolverIterateRuns).
+
   -state_ghosts_check fills the entries outside the set with NaN before every residual and
   Jacobian, and stops if a residual entry outside it is nonzero: whatever reads or writes
-  outside the set then fails the run instead of using an older iterate.
+  outside the set then fails the run instead of using an older iterate.  Under the check those
+  loops visit every coordinate, so that such a read or write reaches the unknowns it checks.
 */
 #include <math.h>
 #include <petsc/private/petscimpl.h> /* PetscObjectStateGet */
@@ -210,6 +214,27 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   PetscCall(PetscFree(s->ghost));
   PetscCall(VecScatterDestroy(&s->toghost));
   PetscCall(ScatterToMarked(s, mark, &s->nghost, &s->ghost, &nrecv, &s->toghost));
+  {
+    /* its full coordinates as runs (TdSolverIterateRuns): the body unknowns' in the set and all
+       clamped ones (their q_ref is what the elements read) */
+    PetscInt  nrun = 0, k = 0;
+    PetscBool prev = PETSC_FALSE;
+    PetscCall(PetscFree(s->ghost_run));
+    for (PetscInt i = 0; i < m->nfull; i++) {
+      const PetscBool in = m->free_index[i] < 0 || mark[m->free_index[i]] ? PETSC_TRUE : PETSC_FALSE;
+      if (in && !prev) nrun++;
+      prev = in;
+    }
+    PetscCall(PetscMalloc1(2 * PetscMax(nrun, 1), &s->ghost_run));
+    prev = PETSC_FALSE;
+    for (PetscInt i = 0; i < m->nfull; i++) {
+      const PetscBool in = m->free_index[i] < 0 || mark[m->free_index[i]] ? PETSC_TRUE : PETSC_FALSE;
+      if (in && !prev) s->ghost_run[2 * k++] = i;
+      if (in) s->ghost_run[2 * k - 1] = i + 1;
+      prev = in;
+    }
+    s->nghost_run = nrun;
+  }
   /* an element is readable when all its unknowns are in the set (its clamped coordinates are
      known everywhere) */
   for (PetscInt e = 0; e < m->nelements; e++) {
@@ -427,6 +452,8 @@ PetscErrorCode TdSolverGhostsDestroy(TdSolver s)
   s->npositions = 0;
   PetscCall(VecScatterDestroy(&s->toghost));
   PetscCall(PetscFree(s->ghost));
+  PetscCall(PetscFree(s->ghost_run));
+  s->nghost_run = 0;
   PetscCall(PetscFree2(s->ghost_base, s->readable_element));
   s->model->readable_element = NULL;
   s->nghost = 0;
