@@ -7,8 +7,9 @@
 /* -log_view events of the residual and the Jacobian (registered by TdSolverCreate) */
 extern PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern;
 /* iterate.c: the Jacobian coefficients of the current mode, c_M (inertia), c_e (stiffness), c_v
-   (damping); the iterate's q1, v1, a1, qdd1 (full vectors) from the whole unknown vector u, or
-   from the distributed U (to every rank first: whole, or only each rank's ghost set); the time
+   (damping); the iterate's q1, v1, a1, qdd1 (full vectors) from the unknown vector u on the
+   coordinates of TdSolverIterateRuns, or from the distributed U (to every rank first: whole, or
+   only each rank's ghost set); the time
    the iterate belongs to; a spring's ends (positions, velocities), a torque's moment, a
    pressure's and a traction's value and a motor's value at time t in this solve (statics: the
    full value times the load factor) */
