@@ -523,10 +523,22 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
          which the converged positions keep (Newton stops below 1.6e-6 N after that step): where
          each Krylov solve stops, which the ranks and the kept LU's ordering change, moves the far
          guide sensor's axial acceleration by 1.3e-8 of its peak.  0.001 for the bodies holds
-         those runs within 4e-9 of each other, free on the paper's case but 14 % dearer over the
-         finest level (README, "How closely one rank reproduces itself"). */
-      const PetscReal def[3] = {0.1, 0.1, 0.1};
-      PetscCall(TdOptionsRealArray(NULL, "krylov_block_fraction", "with -krylov_block_test: the fraction of its Newton tolerance below which each block's linear residual (bodies, films, drives) ends a Krylov solve, in (0, 1]", NULL, 3, def, s->krylov_block_fraction, NULL));
+         those runs within 4e-9 of each other.  Its price grows with the factor each extra Krylov
+         iteration reads (README, "How closely one rank reproduces itself"): free on the paper's
+         case (7 700 unknowns; 2 ranks, farm-bench five pairs, median ratio 0.997), 11 % on the
+         middle level of the convergence study (40 000 unknowns, 0-5 ms, 2 ranks, three pairs:
+         1.112) and 14 % over the finest (136 000).  Hence a thousandth for the bodies below
+         -krylov_block_fraction_min unknowns and a tenth from there on.  Only under the (kept) LU:
+         an iterative preconditioner pays for each further digit with many iterations
+         (-pc_type ancf_amg on the guide alone, 4 800 unknowns, 0-1 ms: 70 GMRES iterations per
+         Newton iteration instead of 36, and 71 Newton iterations instead of 54). */
+      PetscInt  min_unknowns = 20000;
+      PetscReal def[3]       = {0.1, 0.1, 0.1};
+      PetscBool lu;
+      PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
+      PetscCall(TdOptionsInt(NULL, "krylov_block_fraction_min", "default of -krylov_block_fraction under the (kept) LU: 0.1,0.1,0.1 for models of at least this many unknowns, else 0.001,0.1,0.1 (histories that depend less on the rank count); other preconditioners 0.1,0.1,0.1", min_unknowns, &min_unknowns, NULL));
+      if (s->N < min_unknowns && (lu || s->kept_lu)) def[0] = 0.001;
+      PetscCall(TdOptionsRealArray(NULL, "krylov_block_fraction", "with -krylov_block_test: the fraction of its Newton tolerance below which each block's linear residual (bodies, films, drives) ends a Krylov solve, in (0, 1]; default from -krylov_block_fraction_min", NULL, 3, def, s->krylov_block_fraction, NULL));
       for (PetscInt b = 0; b < 3; b++) PetscCheck(s->krylov_block_fraction[b] > 0 && s->krylov_block_fraction[b] <= 1, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_fraction: %g is not a fraction; give three numbers in (0, 1] (bodies, films, drives), e.g. 0.1,0.1,0.1", (double)s->krylov_block_fraction[b]);
     }
   }

@@ -22,8 +22,11 @@ src = tdrun.SOURCE_DIR
 case = os.path.join(src, "cases/slider_guide_lubricated.opts")
 checks = tdrun.Checks("Recycled Krylov directions: same histories, fewer Krylov iterations in settled steps")
 # 0-15 ms: the hammer blow is over at 10 ms; with the film-block correction on (the default of
-# finer films) the settled steps after it take one Newton iteration each
-settled = ["-t_final", "15e-3", "-film_block_correction", "true"]
+# finer films) the settled steps after it take one Newton iteration each.  The Krylov test by
+# blocks holds every block to a tenth of its tolerance, as on the models where the pairs are on by
+# default (at least 50 000 unknowns; below 20 000 the bodies' default share is a thousandth, which
+# leaves fewer iterations for the pairs to save: 565 against 579 after 10 ms)
+settled = ["-t_final", "15e-3", "-film_block_correction", "true", "-krylov_block_fraction", "0.1,0.1,0.1"]
 res, its, late, outs = {}, {}, {}, {}
 for name, nproc, k in (("none", 1, "0"), ("recycled", 1, "8"), ("recycled_np2", 2, "8")):
     out, proc = tdrun.run(["-options_file", case] + settled + ["-krylov_recycle", k], nproc=nproc, name=name)
