@@ -111,7 +111,8 @@ struct _p_TdSolver {
   PetscBool    film_jac_ready;    /* coo_v's film part and film_r belong to film_jac_u */
   PetscBool    film_jac_ok;       /* ... and that film pass met no projection failure */
   PetscBool    film_jac_miss;     /* ... and met a face pair outside the coupling pattern */
-  PetscScalar *film_jac_u;        /* the iterate of that pass (N) */
+  PetscScalar *film_jac_u;        /* the iterate of that pass (N; TdSolverCopyRead's entries) */
+  PetscBool    film_jac_ghost_only; /* ... copied on the ghost set alone (TdSolverGhostOnly) */
   PetscReal   *film_load, *film_friction; /* films' load and friction at the last residual */
   PetscReal   *film_load_u, film_load_t;   /* ... its unknowns and time (-inf: none) */
   char         film_miss[512];     /* the last projection failure inside Newton */

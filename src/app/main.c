@@ -317,7 +317,6 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     /* each rank's ghost set holds what its quads and its nodes of the film fields read */
     PetscCall(TdSolverIterateScatter(s, s->U, PETSC_FALSE));
     PetscCall(VecGetArrayRead(s->Useq, &u));
-    PetscCall(PetscArrayzero(s->film_r, s->N));
     {
       /* the films' loads of the last residual (summed over the ranks); if that was this state
          (the end of a converged step) on every rank's ghost set, they are this record's, else
@@ -328,7 +327,10 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
         PetscCall(PetscArraycpy(load, s->film_load, 3 * m->nfilms));
         PetscCall(PetscArraycpy(friction, s->film_friction, 3 * m->nfilms));
         ok = PETSC_TRUE;
-      } else PetscCall(TdSolverFilmsAssemble(s, t, s->q, s->v, u, 0, 0, NULL, s->film_r, NULL, load, friction, &ok));
+      } else {
+        PetscCall(PetscArrayzero(s->film_r, s->N));
+        PetscCall(TdSolverFilmsAssemble(s, t, s->q, s->v, u, 0, 0, NULL, s->film_r, NULL, load, friction, &ok));
+      }
     }
     if (!ok)
       for (PetscInt f = 0; f < m->nfilms; f++)

@@ -519,13 +519,13 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     if (s->film_jac_any) {
       PetscBool same = PETSC_FALSE;
       PetscCall(VecGetArrayRead(s->Useq, &u));
-      if (s->film_jac_ready) PetscCall(PetscArraycmp(u, s->film_jac_u, s->N, &same));
+      if (s->film_jac_ready && s->film_jac_ghost_only == TdSolverGhostOnly(s)) same = TdSolverEqualRead(s, u, s->film_jac_u);
       if (same) {
         /* filled by this iterate's residual */
         ok = s->film_jac_ok;
         if (s->film_jac_miss) m->coupling_miss = PETSC_TRUE;
       } else {
-        PetscCall(PetscArrayzero(s->film_r, s->N));
+        TdSolverZeroRead(s, s->film_r);
         PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
         PetscCall(TdSolverFilmsAssemble(s, TdSolverStepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
         PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));

@@ -232,8 +232,9 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
         /* a pattern miss concerns the Jacobian pass of this iterate only */
         s->film_jac_miss = m->coupling_miss;
         m->coupling_miss = miss;
-        PetscCall(PetscArraycpy(s->film_r, r, s->N)); /* only the film rows are set yet */
-        PetscCall(PetscArraycpy(s->film_jac_u, u, s->N));
+        TdSolverCopyRead(s, r, s->film_r); /* only the film rows are set yet */
+        TdSolverCopyRead(s, u, s->film_jac_u);
+        s->film_jac_ghost_only = TdSolverGhostOnly(s);
         s->film_jac_ok    = ok;
         s->film_jac_ready = PETSC_TRUE;
       } else PetscCall(TdSolverFilmsAssemble(s, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, s->film_load, s->film_friction, &ok));
@@ -251,7 +252,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       /* the films' loads at this iterate, for the output record of a converged step (the last
          residual SNES evaluates is at its solution) */
       s->film_load_t = ok && !s->in_test ? t1 : PETSC_NINFINITY;
-      if (ok && !s->in_test) PetscCall(PetscArraycpy(s->film_load_u, u, s->N));
+      if (ok && !s->in_test) TdSolverCopyRead(s, u, s->film_load_u); /* TdSolverSameIterate compares the ghost set's */
       PetscCall(PetscLogEventEnd(TD_FilmResidual, 0, 0, 0, 0));
       if (!ok) {
         finite = PETSC_FALSE;

@@ -618,15 +618,14 @@ static PetscErrorCode SetUnknowns(TdSolver s, const PetscReal x[], const PetscRe
   PetscInt    lo, hi;
   PetscScalar *u;
   PetscFunctionBegin;
+  PetscCall(TdSolverFreeFull(s));
   PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
   PetscCall(VecGetArray(s->U, &u));
-  for (PetscInt i = 0; i < m->nfull; i++) {
-    const PetscInt f = m->free_index[i] >= 0 ? s->to_petsc[m->free_index[i]] : -1;
-    if (f >= lo && f < hi) u[f - lo] = x[i];
-  }
-  for (PetscInt c = 0; c < m->nrows; c++) {
-    const PetscInt f = s->to_petsc[m->row_offset + c];
-    if (f >= lo && f < hi) u[f - lo] = lambda[c] / s->row_scale;
+  /* this rank's unknowns (owned: their natural indices), not a pass over every coordinate */
+  for (PetscInt k = 0; k < hi - lo; k++) {
+    const PetscInt i = s->owned[k];
+    if (i < m->nfree) u[k] = x[s->free_full[i]];
+    else if (i >= m->row_offset) u[k] = lambda[i - m->row_offset] / s->row_scale;
   }
   PetscCall(VecRestoreArray(s->U, &u));
   PetscFunctionReturn(0);
@@ -834,7 +833,13 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
   s->row_scale = m->mass_per_node * galpha_mass_coefficient(&s->ga, dt);
   TdJointsStepStart(m, s->q, s->v); /* clearance joints' approach speeds (F24) */
   PetscCall(TdSolverGhostsUpdate(s, PETSC_FALSE)); /* the faces around the films' points now */
-  galpha_predict(&s->ga, dt, m->nfull, s->q, s->v, s->a, s->q1);
+  {
+    /* on the coordinates a residual reads (and those this rank owns, which are among them): the
+       state elsewhere is older and nothing reads it (TdSolverIterateRuns) */
+    const PetscInt *run;
+    const PetscInt  nrun = TdSolverIterateRuns(s, &run);
+    for (PetscInt k = 0; k < nrun; k++) galpha_predict(&s->ga, dt, run[2 * k + 1] - run[2 * k], &s->q[run[2 * k]], &s->v[run[2 * k]], &s->a[run[2 * k]], &s->q1[run[2 * k]]);
+  }
   if (s->njfo) {
     /* the film fractions at the start of the step, for their time term (F18) */
     const PetscScalar *u;
@@ -858,7 +863,7 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
       /* the predictor drives a film point off its surface or through the film (after a strong
          deceleration by the film, say): start Newton from the last converged state instead */
       PetscCall(PetscInfo(s->snes, "predictor outside the film's domain at t = %g s (%s): Newton starts from the last state\n", (double)(s->t + dt), s->film_miss));
-      for (PetscInt i = 0; i < m->nfull; i++) s->q1[i] = s->q[i];
+      PetscCall(PetscArraycpy(s->q1, s->q, m->nfull));
       PetscCall(SetUnknowns(s, s->q1, s->lambda));
       PetscCall(VecCopy(s->U, s->U0));
       PetscCall(Solve(s, &ok));
@@ -891,11 +896,18 @@ static PetscErrorCode StepRecursive(TdSolver s, PetscReal dt, PetscInt depth)
     s->have_guess = PETSC_TRUE;
     s->guess_dt   = dt;
   }
-  for (PetscInt i = 0; i < m->nfull; i++) {
-    s->q[i]   = s->q1[i];
-    s->v[i]   = s->v1[i];
-    s->a[i]   = s->a1[i];
-    s->qdd[i] = s->qdd1[i];
+  {
+    /* the iterate's state where its last residual formed it (TdSolverIterateRuns; the state
+       outside the ghost set stays older: TdSolverStateFromOwners) */
+    const PetscInt *run;
+    const PetscInt  nrun = TdSolverIterateRuns(s, &run);
+    for (PetscInt k = 0; k < nrun; k++)
+      for (PetscInt i = run[2 * k]; i < run[2 * k + 1]; i++) {
+        s->q[i]   = s->q1[i];
+        s->v[i]   = s->v1[i];
+        s->a[i]   = s->a1[i];
+        s->qdd[i] = s->qdd1[i];
+      }
   }
   s->t += dt;
   s->steps++;

@@ -45,15 +45,26 @@ PetscErrorCode TdSolverGhostsDestroy(TdSolver s);
    the residual's per-thread arrays): the ghost set's (state_ghosts.c) when Useq holds it alone,
    else one run over all nfull.  Outside the set the state is older and nothing reads it; the
    check (-state_ghosts_check) visits all, so that a read or write outside shows. */
+static inline PetscBool TdSolverGhostOnly(TdSolver s)
+{
+  return s->toghost && !s->useq_whole && !s->ghost_check ? PETSC_TRUE : PETSC_FALSE;
+}
 static inline PetscInt TdSolverIterateRuns(TdSolver s, const PetscInt **run)
 {
-  if (s->toghost && !s->useq_whole && !s->ghost_check) {
+  if (TdSolverGhostOnly(s)) {
     *run = s->ghost_run;
     return s->nghost_run;
   }
   *run = s->whole_run;
   return 1;
 }
+/* The same entries of arrays indexed like the unknowns (length N, natural numbering): the ghost
+   set's when TdSolverGhostOnly, else all N.  A copy of the iterate (or of the film rows) kept
+   for a later pass at the same iterate, its comparison and a zeroing then cost what the set
+   costs, not N on every rank (state_ghosts.c). */
+void      TdSolverCopyRead(TdSolver s, const PetscScalar from[], PetscScalar to[]);
+PetscBool TdSolverEqualRead(TdSolver s, const PetscScalar a[], const PetscScalar b[]);
+void      TdSolverZeroRead(TdSolver s, PetscScalar a[]);
 /* s->free_full (nfree: the full coordinate of each free unknown), made once */
 PetscErrorCode TdSolverFreeFull(TdSolver s);
 /* A full array's entries at this rank's own free coordinates in U's layout, the rank's other

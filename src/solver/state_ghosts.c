@@ -36,6 +36,7 @@
 #include <math.h>
 #include <petsc/private/petscimpl.h> /* PetscObjectStateGet */
 #include "solver_private.h"
+#include <string.h>
 #include <tribodyn/output.h>
 
 static void Mark(PetscInt N, char mark[], PetscInt i)
@@ -214,6 +215,9 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   PetscCall(PetscFree(s->ghost));
   PetscCall(VecScatterDestroy(&s->toghost));
   PetscCall(ScatterToMarked(s, mark, &s->nghost, &s->ghost, &nrecv, &s->toghost));
+  /* the copies kept at an iterate hold the old set's entries alone (TdSolverCopyRead) */
+  s->film_jac_ready = PETSC_FALSE;
+  s->film_load_t    = PETSC_NINFINITY;
   {
     /* its full coordinates as runs (TdSolverIterateRuns): the body unknowns' in the set and all
        clamped ones (their q_ref is what the elements read) */
@@ -330,6 +334,31 @@ PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const 
       if (saved[i] != u[i]) *same = PETSC_FALSE;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, same, 1, MPIU_BOOL, MPI_LAND, s->comm));
   PetscFunctionReturn(0);
+}
+
+void TdSolverCopyRead(TdSolver s, const PetscScalar from[], PetscScalar to[])
+{
+  if (TdSolverGhostOnly(s))
+    for (PetscInt k = 0; k < s->nghost; k++) to[s->ghost[k]] = from[s->ghost[k]];
+  else memcpy(to, from, (size_t)s->N * sizeof(PetscScalar));
+}
+
+/* bitwise, as memcmp (a NaN of -state_ghosts_check equals itself) */
+PetscBool TdSolverEqualRead(TdSolver s, const PetscScalar a[], const PetscScalar b[])
+{
+  if (TdSolverGhostOnly(s)) {
+    for (PetscInt k = 0; k < s->nghost; k++)
+      if (memcmp(&a[s->ghost[k]], &b[s->ghost[k]], sizeof(PetscScalar))) return PETSC_FALSE;
+    return PETSC_TRUE;
+  }
+  return memcmp(a, b, (size_t)s->N * sizeof(PetscScalar)) ? PETSC_FALSE : PETSC_TRUE;
+}
+
+void TdSolverZeroRead(TdSolver s, PetscScalar a[])
+{
+  if (TdSolverGhostOnly(s))
+    for (PetscInt k = 0; k < s->nghost; k++) a[s->ghost[k]] = 0;
+  else memset(a, 0, (size_t)s->N * sizeof(PetscScalar));
 }
 
 /*
