@@ -52,7 +52,10 @@ struct _p_TdSolver {
   char            *ghost_base;       /* N: the set's fixed part (the pattern's rows and columns, ...) */
   char            *readable_element; /* nelements: all its unknowns in the set (model.h) */
   PetscInt         ghost_rings;      /* -state_ghosts_rings: faces around the films' points */
+  char            *ghost_hits[2];    /* the faces the films' points hit at the last update and now (state_ghosts.c) */
+  PetscBool        ghost_hits_valid; /* ghost_hits[0] made the current set (no base or wide set since) */
   PetscInt         ghost_updates, ghost_widenings; /* new sets made; of them, films' whole surfaces */
+  PetscInt         ghost_calls, ghost_marked;      /* updates asked for; of them, sets marked anew over N */
   PetscBool        ghost_output_nodes; /* the film nodes of this rank's output part in its set */
   PetscInt         ghost_whole_records; /* film field records that took the whole state */
   VecScatter       toghost;

@@ -496,7 +496,7 @@ static PetscErrorCode PrintStateGhosts(TdSolver s)
     char   line[1024] = "";
     size_t len        = 0;
     for (PetscMPIInt r = 0; r < size && r < 16 && len + 48 < sizeof line; r++) len += (size_t)snprintf(line + len, sizeof line - len, "%s%" PetscInt_FMT "/%" PetscInt_FMT, r ? " " : "", all[2 * r + 1], all[2 * r]);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "tribodyn: state ghosts (from other ranks / read, of %" PetscInt_FMT " unknowns) per rank [%s%s]; %" PetscInt_FMT " sets made, %" PetscInt_FMT " widened to the films' whole surfaces, %" PetscInt_FMT " film records from the whole state\n", s->N, line, size > 16 ? " ..." : "", s->ghost_updates, s->ghost_widenings, s->ghost_whole_records));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "tribodyn: state ghosts (from other ranks / read, of %" PetscInt_FMT " unknowns) per rank [%s%s]; %" PetscInt_FMT " sets made, %" PetscInt_FMT " widened to the films' whole surfaces, %" PetscInt_FMT " film records from the whole state; marked anew at %" PetscInt_FMT " of %" PetscInt_FMT " updates (at the others the films' points hit the faces they hit before)\n", s->N, line, size > 16 ? " ..." : "", s->ghost_updates, s->ghost_widenings, s->ghost_whole_records, s->ghost_marked, s->ghost_calls));
     PetscCall(PetscFree(all));
   }
   PetscFunctionReturn(0);

@@ -72,6 +72,7 @@ PetscErrorCode TdSolverGhostsSetUp(TdSolver s, PetscCount ncoo, const PetscInt c
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   if (size == 1 || !s->state_ghosts) PetscFunctionReturn(0);
   if (!s->ghost_base) PetscCall(PetscMalloc2(s->N, &s->ghost_base, PetscMax(m->nelements, 1), &s->readable_element));
+  s->ghost_hits_valid = PETSC_FALSE; /* a new base: the set is made anew */
   mark = s->ghost_base;
   PetscCall(PetscArrayzero(mark, s->N));
   for (PetscCount k = 0; k < ncoo; k++) {
@@ -148,14 +149,66 @@ static PetscErrorCode ScatterToMarked(TdSolver s, const char mark[], PetscInt *n
    then tries the faces around it).  The film nodes whose fields this rank writes at each record
    (TdOutputPartRange) count as its points too: their unknowns, and the faces they hit last (a
    node's first search starts on the faces of a quad around it, set with the film). */
+/* The faces of each film surface that this rank's points (its quads' Gauss points, and its output
+   nodes) hit last, as flags over the surface's faces, concatenated over the films' ANCF surfaces
+   (wall, base) in s->ghost_hits[1]; *same: whether they equal the flags of the last update
+   (s->ghost_hits[0]).  O(this rank's points + the surfaces' faces), not O(N). */
+static PetscErrorCode GhostHitFaces(TdSolver s, PetscBool *same)
+{
+  TdModel  m   = s->model;
+  PetscInt len = 0, off = 0;
+  PetscFunctionBegin;
+  for (PetscInt fi = 0; fi < m->nfilms; fi++)
+    for (PetscInt a = 0; a < 2; a++) {
+      const TdFilmSurface *surf = a ? &m->films[fi].base : &m->films[fi].wall;
+      if (surf->kind == TD_FACE_ANCF) len += ((const TdMeshSet *)surf->set)->nfaces;
+    }
+  if (!s->ghost_hits[0]) {
+    PetscCall(PetscCalloc2(PetscMax(len, 1), &s->ghost_hits[0], PetscMax(len, 1), &s->ghost_hits[1]));
+    s->ghost_hits_valid = PETSC_FALSE;
+  }
+  PetscCall(PetscArrayzero(s->ghost_hits[1], len));
+  for (PetscInt fi = 0; fi < m->nfilms; fi++) {
+    const TdFilm  *f  = &m->films[fi];
+    const PetscInt n0 = f->node_start, n1 = s->ghost_output_nodes ? f->node_end : n0;
+    for (PetscInt a = 0; a < 2; a++) {
+      const TdFilmSurface *surf = a ? &f->base : &f->wall;
+      char                *hit  = &s->ghost_hits[1][off];
+      if (surf->kind != TD_FACE_ANCF) continue;
+      off += ((const TdMeshSet *)surf->set)->nfaces;
+      for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++)
+        for (PetscInt gp = 0; gp < 4; gp++) {
+          const PetscInt face = TdFilmHits(f, qd)[4 * a + gp].face;
+          if (face >= 0) hit[face] = 1;
+        }
+      for (PetscInt nd = n0; nd < n1; nd++)
+        if (TdFilmNodeHits(f, nd)[a].face >= 0) hit[TdFilmNodeHits(f, nd)[a].face] = 1;
+    }
+  }
+  *same = s->ghost_hits_valid && !memcmp(s->ghost_hits[0], s->ghost_hits[1], (size_t)len) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscArraycpy(s->ghost_hits[0], s->ghost_hits[1], len));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
 {
   TdModel     m = s->model;
   char       *mark, *near, *ring;
-  PetscBool   changed = PETSC_FALSE;
-  PetscInt    nrecv = 0, n = 0;
+  PetscBool   changed = PETSC_FALSE, same;
+  PetscInt    nrecv = 0, n = 0, off = 0;
   PetscFunctionBegin;
   if (!s->ghost_base) PetscFunctionReturn(0);
+  /* The set follows from its base and the faces the points hit last (with their rings): while
+     no rank's points have reached another face, nothing changes (most steps), and the set is
+     not marked anew over all N unknowns.  A wide set (the films' whole surfaces) is made anew,
+     and so is the next one after it. */
+  PetscCall(GhostHitFaces(s, &same));
+  if (wide) same = PETSC_FALSE;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, s->comm));
+  s->ghost_hits_valid = !wide;
+  s->ghost_calls++;
+  if (same && !s->ghost_check) PetscFunctionReturn(0); /* the check makes the set anyway and compares */
+  s->ghost_marked++;
   PetscCall(PetscMalloc1(s->N, &mark));
   PetscCall(PetscArraycpy(mark, s->ghost_base, s->N));
   /* the faces' elements first (near; a quad's points and their neighbours mostly share a few),
@@ -172,20 +225,16 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
       const TdFilmSurface *surf = a ? &f->base : &f->wall;
       const TdMeshSet     *set  = (const TdMeshSet *)surf->set;
       const TdBody        *body = &m->bodies[surf->body];
+      const char          *hit  = &s->ghost_hits[1][off];
+      if (surf->kind == TD_FACE_ANCF) off += set->nfaces;
       if (surf->kind != TD_FACE_ANCF || (f->quad_end <= f->quad_start && n1 <= n0)) continue;
       if (wide) {
         MarkSurface(s, mark, surf);
         continue;
       }
-      /* faces of the set (ring): 1 hit, then 2, 3, ... for the rings around them */
-      PetscCall(PetscCalloc1(set->nfaces, &ring));
-      for (PetscInt qd = f->quad_start; qd < f->quad_end; qd++)
-        for (PetscInt gp = 0; gp < 4; gp++) {
-          const PetscInt face = TdFilmHits(f, qd)[4 * a + gp].face;
-          if (face >= 0) ring[face] = 1;
-        }
-      for (PetscInt nd = n0; nd < n1; nd++)
-        if (TdFilmNodeHits(f, nd)[a].face >= 0) ring[TdFilmNodeHits(f, nd)[a].face] = 1;
+      /* faces of the set (ring): 1 hit (GhostHitFaces), then 2, 3, ... for the rings around them */
+      PetscCall(PetscMalloc1(set->nfaces, &ring));
+      PetscCall(PetscArraycpy(ring, hit, set->nfaces));
       for (PetscInt r = 1; r <= s->ghost_rings && surf->neighbours; r++)
         for (PetscInt fc = 0; fc < set->nfaces; fc++)
           if (ring[fc] == r)
@@ -208,6 +257,7 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
       if (!mark[s->ghost[k]]) changed = PETSC_TRUE;
   /* the scatter is made by all ranks together */
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, s->comm));
+  PetscCheck(!(same && changed), s->comm, PETSC_ERR_PLIB, "-state_ghosts_check: the ghost set changed although no rank's film points hit another face (GhostHitFaces misses an input of the set)");
   if (!changed) {
     PetscCall(PetscFree(mark));
     PetscFunctionReturn(0);
@@ -484,6 +534,8 @@ PetscErrorCode TdSolverGhostsDestroy(TdSolver s)
   PetscCall(PetscFree(s->ghost_run));
   s->nghost_run = 0;
   PetscCall(PetscFree2(s->ghost_base, s->readable_element));
+  PetscCall(PetscFree2(s->ghost_hits[0], s->ghost_hits[1]));
+  s->ghost_hits_valid = PETSC_FALSE;
   s->model->readable_element = NULL;
   s->nghost = 0;
   PetscFunctionReturn(0);
