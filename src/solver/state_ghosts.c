@@ -143,12 +143,6 @@ static PetscErrorCode ScatterToMarked(TdSolver s, const char mark[], PetscInt *n
   PetscFunctionReturn(0);
 }
 
-/* The ghost set of the base (ghost_base) and the films' faces: wide, every face of the ANCF
-   surfaces of a film with quads on this rank; else the faces the quads' points hit last and
-   -state_ghosts_rings rings of faces around them (a point's next search starts at its last face,
-   then tries the faces around it).  The film nodes whose fields this rank writes at each record
-   (TdOutputPartRange) count as its points too: their unknowns, and the faces they hit last (a
-   node's first search starts on the faces of a quad around it, set with the film). */
 /* The faces of each film surface that this rank's points (its quads' Gauss points, and its output
    nodes) hit last, as flags over the surface's faces, concatenated over the films' ANCF surfaces
    (wall, base) in s->ghost_hits[1]; *same: whether they equal the flags of the last update
@@ -190,6 +184,12 @@ static PetscErrorCode GhostHitFaces(TdSolver s, PetscBool *same)
   PetscFunctionReturn(0);
 }
 
+/* The ghost set of the base (ghost_base) and the films' faces: wide, every face of the ANCF
+   surfaces of a film with quads on this rank; else the faces the quads' points hit last and
+   -state_ghosts_rings rings of faces around them (a point's next search starts at its last face,
+   then tries the faces around it).  The film nodes whose fields this rank writes at each record
+   (TdOutputPartRange) count as its points too: their unknowns, and the faces they hit last (a
+   node's first search starts on the faces of a quad around it, set with the film). */
 PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
 {
   TdModel     m = s->model;
