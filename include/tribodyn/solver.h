@@ -189,6 +189,12 @@ struct _p_TdSolver {
   Vec         *recycle_q, *recycle_u, *recycle_pz, *recycle_pc, recycle_t;
   Vec          recycle_last;      /* the preconditioner's last output (not owned) */
   Mat          Jop;               /* the Krylov operator: J's product that keeps the pairs */
+  /* the Krylov solve's residual tracked through Jop's products (krylov_residual.c) */
+  Vec          kres_r, *kres_q, kres_b, kres_x; /* the residual; the images' orthonormal basis; b and x of the solve (not owned) */
+  PetscScalar *kres_coef;
+  PetscInt     kres_n, kres_alloc, kres_products, kres_state, kres_tests, kres_used; /* ...; block tests, of them answered by the tracked residual */
+  PetscReal    kres_r0, kres_check_max; /* |r_0|; with -krylov_residual_check the largest difference / |r_0| */
+  PetscBool    kres_check, kres_ignore; /* -krylov_residual_check; the check's own product is not the method's */
   PetscScalar *recycle_coef;
   PetscBool    restored_ksp;      /* a restart: the next reuse decision takes restored_lits and */
   PetscInt     restored_lits, restored_kreason; /* ... restored_kreason as the last Krylov solve's */

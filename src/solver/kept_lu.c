@@ -141,6 +141,7 @@ PetscErrorCode TdSolverKeptLUDestroy(TdSolver s)
   PetscFunctionBegin;
   PetscCall(TdSolverFilmCorrectionDestroy(s));
   PetscCall(TdSolverRecycleDestroy(s));
+  PetscCall(TdSolverKrylovResidualDestroy(s));
   PetscCall(PCDestroy(&s->kept_lu));
   PetscFunctionReturn(0);
 }

@@ -37,6 +37,7 @@ static PetscErrorCode RecordedMult(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &s));
   PetscCall(MatMult(s->J, x, y));
+  PetscCall(TdSolverKrylovResidualProduct(s, x, y, x == s->recycle_last ? PETSC_TRUE : PETSC_FALSE));
   if (x == s->recycle_last && s->recycle_pending < s->recycle_max) {
     PetscCall(VecCopy(x, s->recycle_pz[s->recycle_pending]));
     PetscCall(VecCopy(y, s->recycle_pc[s->recycle_pending]));

@@ -330,9 +330,11 @@ static PetscErrorCode KrylovPreSolve(KSP ksp, Vec b, Vec x, void *ctx)
   PetscFunctionBegin;
   PetscCall(SNESGetIterationNumber(s->snes, &it));
   PetscCall(TdSolverRecycleCommit(s, it));
-  if (!s->newton_guess) PetscFunctionReturn(0);
-  if (it == 0 && s->have_guess && s->mode == TD_MODE_DYNAMIC && s->guess_dt == s->step_dt && !s->in_test) PetscCall(VecCopy(s->Uguess, x));
-  else PetscCall(VecZeroEntries(x));
+  if (s->newton_guess) {
+    if (it == 0 && s->have_guess && s->mode == TD_MODE_DYNAMIC && s->guess_dt == s->step_dt && !s->in_test) PetscCall(VecCopy(s->Uguess, x));
+    else PetscCall(VecZeroEntries(x));
+  }
+  PetscCall(TdSolverKrylovResidualStart(s, ksp, b, x));
   PetscFunctionReturn(0);
 }
 
@@ -541,6 +543,8 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
       PetscCall(TdOptionsRealArray(NULL, "krylov_block_fraction", "with -krylov_block_test: the fraction of its Newton tolerance below which each block's linear residual (bodies, films, drives) ends a Krylov solve, in (0, 1]; default from -krylov_block_fraction_min", NULL, 3, def, s->krylov_block_fraction, NULL));
       for (PetscInt b = 0; b < 3; b++) PetscCheck(s->krylov_block_fraction[b] > 0 && s->krylov_block_fraction[b] <= 1, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_fraction: %g is not a fraction; give three numbers in (0, 1] (bodies, films, drives), e.g. 0.1,0.1,0.1", (double)s->krylov_block_fraction[b]);
     }
+    /* the test's residual from the recording operator's products (krylov_residual.c) */
+    PetscCall(TdSolverKrylovResidualSetUp(s));
   }
   PetscFunctionReturn(0);
 }

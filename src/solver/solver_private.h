@@ -121,6 +121,15 @@ PetscErrorCode TdSolverRecycleApply(TdSolver s, PetscErrorCode (*apply)(void *, 
 PetscErrorCode TdSolverRecycleCommit(TdSolver s, PetscInt it);
 PetscErrorCode TdSolverRecycleReset(TdSolver s);
 PetscErrorCode TdSolverRecycleDestroy(TdSolver s);
+/* krylov_residual.c: the Krylov solve's residual tracked through the recording operator's
+   products (no product by J for the test by blocks).  Start at a solve's start (b, the solution
+   vector x); Product after each product y = J x (from_pc: x is the preconditioner's last
+   output); TdSolverKrylovResidual: the residual after iteration it, or NULL if not known. */
+PetscErrorCode TdSolverKrylovResidualSetUp(TdSolver s);
+PetscErrorCode TdSolverKrylovResidualStart(TdSolver s, KSP ksp, Vec b, Vec x);
+PetscErrorCode TdSolverKrylovResidualProduct(TdSolver s, Vec x, Vec y, PetscBool from_pc);
+Vec            TdSolverKrylovResidual(TdSolver s, PetscInt it);
+PetscErrorCode TdSolverKrylovResidualDestroy(TdSolver s);
 
 /* tribodyn's preconditioner types (preconditioner.c, ancf_amg.c, coupled_blocks.c): their
    registrations, the solver they work for (TdSolverPCTypesUse), and a preconditioner inside

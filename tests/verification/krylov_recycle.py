@@ -6,8 +6,10 @@ single-iteration Newton steps (here the slider settled on its film after the ham
 died away) GMRES needs fewer iterations per solve, because the last solve's pairs (z, J z)
 make the kept LU exact on their span.  A broken correction (a wrong U~ or Q) would cost
 iterations instead.  A restart from a checkpoint taken while the pairs are in use repeats the
-uninterrupted run exactly (the pairs are checkpointed).  Bad input is refused with a message
-naming the option."""
+uninterrupted run exactly (the pairs are checkpointed).  The Krylov test's residual, tracked
+through the operator's products instead of a product by J (krylov_residual.c), equals b - J x at
+every test (2 ranks, -krylov_residual_check).  Bad input is refused with a message naming the
+option."""
 import os
 import re
 import subprocess
@@ -28,8 +30,15 @@ checks = tdrun.Checks("Recycled Krylov directions: same histories, fewer Krylov 
 # leaves fewer iterations for the pairs to save: 565 against 579 after 10 ms)
 settled = ["-t_final", "15e-3", "-film_block_correction", "true", "-krylov_block_fraction", "0.1,0.1,0.1"]
 res, its, late, outs = {}, {}, {}, {}
+tracked = {}
 for name, nproc, k in (("none", 1, "0"), ("recycled", 1, "8"), ("recycled_np2", 2, "8")):
-    out, proc = tdrun.run(["-options_file", case] + settled + ["-krylov_recycle", k], nproc=nproc, name=name)
+    # on 2 ranks the Krylov test's residual tracked through the recording operator (krylov_residual.c)
+    # is also compared with b - J x at every test (-krylov_residual_check)
+    check = ["-krylov_residual_check"] if name == "recycled_np2" else []
+    out, proc = tdrun.run(["-options_file", case] + settled + ["-krylov_recycle", k] + check, nproc=nproc, name=name)
+    m = re.search(r"Krylov residual tracked at (\d+) of (\d+) block tests, largest difference from b - J x (\S+) of the initial residual", proc.stdout)
+    if m:
+        tracked[name] = (int(m.group(1)), int(m.group(2)), float(m.group(3)))
     m = re.search(r"(\d+) Newton iterations .* (\d+) Krylov iterations", proc.stdout)
     its[name] = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
     res[name] = tdrun.rig_histories(out)
@@ -59,6 +68,11 @@ checks.true("on 2 ranks after 10 ms: %d Krylov iterations, at least 3 %% fewer t
             0 < late["recycled_np2"] <= 0.97 * late["none"])
 checks.true("Krylov iterations over 0-15 ms: %d recycled, not more than %d without" % (its["recycled"][1], its["none"][1]),
             0 < its["recycled"][1] <= its["none"][1])
+# the tracked residual served every block test and equals b - J x to rounding (1.7e-12 of the
+# initial residual seen over 0-5 ms)
+t = tracked.get("recycled_np2")
+checks.true("2 ranks: the Krylov residual tracked at %s block tests, largest difference from b - J x %s of r_0 (<= 1e-8)" % (t and "%d of %d" % t[:2], t and "%.2e" % t[2]),
+            t is not None and t[1] > 20 and t[0] == t[1] and t[2] <= 1e-8)
 # the pairs are checkpointed: a run stopped at 12 ms (settled, the pairs in use) and continued
 # to 15 ms repeats the uninterrupted run (one rank: exactly, the Krylov counts included).  With
 # the pairs dropped at the restart the Krylov counts of the continued steps differed.
