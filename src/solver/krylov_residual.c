@@ -25,7 +25,7 @@
 #include "solver_private.h"
 #include <tribodyn/options.h>
 
-enum { KRES_OFF, KRES_WAIT_X0, KRES_READY, KRES_LOST };
+enum { KRES_LOST, KRES_WAIT_X0, KRES_READY };
 
 PetscErrorCode TdSolverKrylovResidualSetUp(TdSolver s)
 {
@@ -68,7 +68,7 @@ PetscErrorCode TdSolverKrylovResidualStart(TdSolver s, KSP ksp, Vec b, Vec x)
 PetscErrorCode TdSolverKrylovResidualProduct(TdSolver s, Vec x, Vec y, PetscBool from_pc)
 {
   PetscFunctionBegin;
-  if (!s->kres_r || s->kres_state == KRES_OFF || s->kres_ignore) PetscFunctionReturn(0);
+  if (!s->kres_r || s->kres_ignore) PetscFunctionReturn(0);
   if (x == s->kres_x) {
     /* the initial residual, or a restart's: b - J x */
     PetscCall(VecWAXPY(s->kres_r, -1, y, s->kres_b));

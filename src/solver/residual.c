@@ -90,7 +90,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
   const PetscInt     nfull = m->nfull;
   const PetscReal    t1    = TdSolverStepTime(s);
   const PetscReal    gscale = s->mode == TD_MODE_STATIC ? s->load_factor : 1;
-  PetscBool          finite = PETSC_TRUE, fuse, ghost_only;
+  PetscBool          finite = PETSC_TRUE, fuse;
   int                nt;
   const PetscInt    *run;
   PetscInt           nrun;
@@ -103,8 +103,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
   PetscCall(TdSolverIterateScatter(s, U, PETSC_FALSE));
   PetscCall(VecGetArrayRead(s->Useq, &u));
   TdSolverIterateFromUnknowns(s, u);
-  nrun       = TdSolverIterateRuns(s, &run);
-  ghost_only = run != s->whole_run ? PETSC_TRUE : PETSC_FALSE;
+  nrun = TdSolverIterateRuns(s, &run);
 
   /* elements: inertia, internal and damping forces, gravity (threads over this rank's elements) */
   PetscCall(PetscLogEventBegin(TD_ElementForces, 0, 0, 0, 0));
@@ -168,9 +167,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
   PetscCall(VecGetArray(s->Rseq, &r));
   /* the residual's entries are those of the ghost set (TdSolverIterateRuns): only they are zeroed,
      summed and sent */
-  if (ghost_only)
-    for (PetscInt k = 0; k < s->nghost; k++) r[s->ghost[k]] = 0;
-  else PetscCall(PetscArrayzero(r, s->N));
+  TdSolverZeroRead(s, r);
   {
     PetscReal *rf = s->thread_r;
     /* point loads (static: the full force times the load factor), on rank 0 */
@@ -370,7 +367,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       const PetscInt f = m->free_index[i];
       if (f >= 0) r[f] += s->thread_r[i];
     }
-  if (ghost_only) {
+  if (TdSolverGhostOnly(s)) {
     for (PetscInt k = 0; k < s->nghost; k++)
       if (PetscIsInfOrNanReal(r[s->ghost[k]])) finite = PETSC_FALSE;
   } else
