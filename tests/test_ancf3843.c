@@ -314,6 +314,66 @@ static double tangent_fd_error(const Ancf3843Material *mat, const double e[ND],
   return sqrt(num / den);
 }
 
+/* The product without the matrix (ancf3843_linearize, ancf3843_tangent_apply) against K v of
+   the formed tangent, and against the central difference of the force along (c_e v, c_v v),
+   which does not go through K at all.  Returns the larger relative error of the two. */
+static double tangent_apply_error(const Ancf3843Material *mat, const double e[ND],
+                                  const double edot[ND], double c_e, double c_v, double c_m)
+{
+  static double K[ND * ND];
+  static Ancf3843Linearization lin;
+  double v[ND], y[ND], Kv[ND], fd[ND], ep[ND], em[ND], vp[ND], vm[ND], Qp[ND], Qm[ND];
+  for (int j = 0; j < ND; j++) v[j] = (((j / 3) % 4) ? 1.0 : C_) * urand();
+  ancf3843_tangent(&geo, mat, e, edot, c_e, c_v, K, &work);
+  ancf3843_linearize(&geo, mat, e, edot, c_e, c_v, &lin, &work);
+  ancf3843_tangent_apply(&geo, mat, &lin, c_m, v, y, &work);
+  for (int i = 0; i < ND; i++) {
+    double s = 0.0;
+    for (int j = 0; j < ND; j++) s += K[i * ND + j] * v[j];
+    for (int l = 0; l < NS; l++) s += c_m * geo.mass_unit[i / 3][l] * v[3 * l + i % 3];
+    Kv[i] = s;
+  }
+  /* a step of about 1e-6 relative in e and in edot (|edot| ~ 2000 |e|, deformed_state) */
+  const double h = 1e-6 / fmax(c_e, c_v / 2000.0);
+  for (int j = 0; j < ND; j++) {
+    ep[j] = e[j] + h * c_e * v[j];
+    em[j] = e[j] - h * c_e * v[j];
+    vp[j] = (edot ? edot[j] : 0.0) + h * c_v * v[j];
+    vm[j] = (edot ? edot[j] : 0.0) - h * c_v * v[j];
+  }
+  ancf3843_internal_force(&geo, mat, ep, vp, Qp, NULL, &work);
+  ancf3843_internal_force(&geo, mat, em, vm, Qm, NULL, &work);
+  for (int i = 0; i < ND; i++) {
+    fd[i] = (Qp[i] - Qm[i]) / (2.0 * h);
+    for (int l = 0; l < NS; l++) fd[i] += c_m * geo.mass_unit[i / 3][l] * v[3 * l + i % 3];
+  }
+  double dK = 0.0, dfd = 0.0;
+  for (int i = 0; i < ND; i++) {
+    dK  = fmax(dK, fabs(y[i] - Kv[i]));
+    dfd = fmax(dfd, fabs(y[i] - fd[i]));
+  }
+  const double scale = max_abs(Kv, ND);
+  check("tangent_apply: y = K v of the formed tangent (max error / max |K v|)", dK / scale, 1e-13);
+  return dfd / scale;
+}
+
+static void test_tangent_apply(void)
+{
+  Ancf3843Material elastic, damped;
+  ancf3843_material_init(YOUNG, POISSON, RHO, 0.0, &elastic);
+  ancf3843_material_init(YOUNG, POISSON, RHO, BETA, &damped);
+  double e[ND], edot[ND], zero[ND] = {0};
+  deformed_state(e, edot, 0.15);
+  /* c_m as in a generalised-alpha step of 50 us: 1/(beta dt^2) ~ 1.6e9 times rho */
+  const double cm = 1.6e9 * RHO;
+  check("tangent_apply vs FD of the force, no damping, c_e=1 c_v=0", tangent_apply_error(&elastic, e, edot, 1.0, 0.0, 0.0), 1e-7);
+  check("tangent_apply vs FD of the force, damping, moving, c_e=1 c_v=3e4", tangent_apply_error(&damped, e, edot, 1.0, 3e4, 0.0), 1e-7);
+  check("tangent_apply vs FD of the force, damping, moving, c_e=0 c_v=1", tangent_apply_error(&damped, e, edot, 0.0, 1.0, 0.0), 1e-7);
+  check("tangent_apply vs FD of the force, damping, at rest, c_e=1 c_v=3e4", tangent_apply_error(&damped, e, zero, 1.0, 3e4, 0.0), 1e-7);
+  check("tangent_apply vs FD of the force, damping, edot NULL, c_e=1 c_v=3e4", tangent_apply_error(&damped, e, NULL, 1.0, 3e4, 0.0), 1e-7);
+  check("tangent_apply with the mass, damping, moving", tangent_apply_error(&damped, e, edot, 1.0, 3e4, cm), 1e-7);
+}
+
 static void test_tangent(void)
 {
   Ancf3843Material elastic, damped;
@@ -734,6 +794,7 @@ int main(void)
   test_rigid_motion(&elastic);
   test_rigid_motion(&damped);
   test_tangent();
+  test_tangent_apply();
   test_damping_objectivity();
   test_free_element_modes(0.3);
   test_free_element_modes(0.49);

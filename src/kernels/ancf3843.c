@@ -751,3 +751,121 @@ void ancf3843_force_and_tangent(const Ancf3843Geometry *geo, const Ancf3843Mater
 {
   evaluate(geo, mat, e, edot, c_e, c_v, Q, K, NULL, work);
 }
+
+/*
+  Products with the tangent (ancf3843.h: ancf3843_linearize, ancf3843_tangent_apply).
+
+  With G = grad v at the Gauss points (G_bJ = sum_l v_(l,b) dS_lJ, the F of v) the tangent's
+  first line above contracts to
+      sum_{b,J} A_aI,bJ G_bJ = c_e sum_J G_aJ S_IJ + sum_K F_aK sigma_KI,
+      Z = H^T G,  sigma_II = Emod Z_II,  sigma_KI = mu (Z_KI + Z_IK) (K != I),
+  which is C0 : sym(H^T G) as the entries A_aI,bI = Emod F_aI H_bI + mu sum_{K != I} F_aK H_bK,
+  A_aI,bJ = mu F_aJ H_bI (I != J) give it.  The Poisson line gives g_J . v =
+  (1/V) sum_q w_q Z_JJ(q) (H = c_h F + c_e beta Fdot is exactly the combination in g_J), and
+  V bbar_I[(k,a)] = sum_q w_q F_aI dS_kI, so it adds sum_J Cv_IJ (g_J . v) to sigma_II.  Then
+      y_(k,a) = sum_q sum_I w_q T_aI(q) dS_kI(q),  T = c_e G S + F sigma,
+  the transpose of the gradient map, as for the force.  The same sums as K v, in another order:
+  the two agree to rounding (tests/test_ancf3843.c).
+*/
+void ancf3843_linearize(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
+                        const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
+                        double c_e, double c_v, Ancf3843Linearization *lin, Ancf3843Work *wk)
+{
+  const double beta   = mat->damping;
+  const int    moving = beta != 0.0 && edot != NULL;
+  const double ch     = c_e + c_v * beta;
+  /* kinematics and the total stress (Sbar included) in wk->F, wk->Fd, wk->St */
+  evaluate(geo, mat, e, edot, 0.0, 0.0, NULL, NULL, NULL, wk);
+  for (int a = 0; a < 3; a++)
+    for (int r = 0; r < NRP; r++) {
+      lin->F[a][r] = wk->F[a][r];
+      lin->H[a][r] = ch * wk->F[a][r] + (moving ? c_e * beta * wk->Fd[a][r] : 0.0);
+    }
+  for (int q = 0; q < NQ; q++) {
+    const double(*S)[3] = wk->St[q];
+    lin->S[q][0] = c_e * S[0][0];
+    lin->S[q][1] = c_e * S[1][1];
+    lin->S[q][2] = c_e * S[2][2];
+    lin->S[q][3] = c_e * S[0][1];
+    lin->S[q][4] = c_e * S[1][2];
+    lin->S[q][5] = c_e * S[0][2];
+  }
+}
+
+void ancf3843_tangent_apply(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
+                            const Ancf3843Linearization *lin, double c_m,
+                            const double v[ANCF3843_NDOF], double y[ANCF3843_NDOF],
+                            Ancf3843Work *wk)
+{
+  const double Emod = mat->E, mu = mat->mu, lam = mat->lambda;
+  const double cvd = lam + 2.0 * mu - Emod, cvo = lam; /* Cv: diagonal and off-diagonal */
+  double(*G)[NRP] = wk->P; /* grad v at the Gauss points, G[b][3q+J] */
+  double(*T)[NRP] = wk->Fd; /* w_q T_aI(q) */
+  for (int k = 0; k < NS; k++)
+    for (int a = 0; a < 3; a++) wk->et[a][k] = v[3 * k + a];
+  gradients_all_points(geo, wk->et, G);
+
+  /* the Poisson part: c_I = sum_J Cv_IJ (g_J . v), g_J . v = (1/V) sum_q w_q Z_JJ(q) */
+  double gv[3] = {0, 0, 0}, cI[3];
+  for (int q = 0; q < NQ; q++)
+    for (int J = 0; J < 3; J++) {
+      const int r = 3 * q + J;
+      gv[J] += geo->w[q] * (lin->H[0][r] * G[0][r] + lin->H[1][r] * G[1][r] + lin->H[2][r] * G[2][r]);
+    }
+  for (int I = 0; I < 3; I++) {
+    double s = 0.0;
+    for (int J = 0; J < 3; J++) s += (I == J ? cvd : cvo) * gv[J];
+    cI[I] = s / geo->volume;
+  }
+
+  for (int q = 0; q < NQ; q++) {
+    double F[3][3], H[3][3], Gq[3][3], Z[3][3], sig[3][3], S[3][3];
+    const double *Sq = lin->S[q];
+    for (int a = 0; a < 3; a++)
+      for (int I = 0; I < 3; I++) {
+        F[a][I]  = lin->F[a][3 * q + I];
+        H[a][I]  = lin->H[a][3 * q + I];
+        Gq[a][I] = G[a][3 * q + I];
+      }
+    for (int M = 0; M < 3; M++)
+      for (int J = 0; J < 3; J++) Z[M][J] = H[0][M] * Gq[0][J] + H[1][M] * Gq[1][J] + H[2][M] * Gq[2][J];
+    for (int K = 0; K < 3; K++)
+      for (int I = 0; I < 3; I++) sig[K][I] = (K == I) ? Emod * Z[I][I] + cI[I] : mu * (Z[K][I] + Z[I][K]);
+    S[0][0] = Sq[0];
+    S[1][1] = Sq[1];
+    S[2][2] = Sq[2];
+    S[0][1] = S[1][0] = Sq[3];
+    S[1][2] = S[2][1] = Sq[4];
+    S[0][2] = S[2][0] = Sq[5];
+    const double w = geo->w[q];
+    for (int a = 0; a < 3; a++)
+      for (int I = 0; I < 3; I++) {
+        double t = 0.0;
+        for (int J = 0; J < 3; J++) t += Gq[a][J] * S[J][I] + F[a][J] * sig[J][I];
+        T[a][3 * q + I] = w * t;
+      }
+  }
+  gradient_transpose_product(geo, (const double(*)[NRP])T, 0, 1, NULL, y);
+  if (c_m != 0.0) {
+    /* y_(k,a) += c_m sum_l M_kl v_(l,a): the rows k of M (symmetric) in vectors, half of them
+       at a time so that the accumulators stay in registers */
+    enum { HV = NSV / 2 > 0 ? NSV / 2 : 1 };
+    vd acc[3][NSV];
+    for (int j0 = 0; j0 < NSV; j0 += HV) {
+      for (int a = 0; a < 3; a++)
+        for (int j = j0; j < j0 + HV; j++) acc[a][j] = vsplat(0.0);
+      for (int l = 0; l < NS; l++) {
+        const vd v0 = vsplat(c_m * v[3 * l]), v1 = vsplat(c_m * v[3 * l + 1]), v2 = vsplat(c_m * v[3 * l + 2]);
+        for (int j = j0; j < j0 + HV; j++) {
+          const vd m = vload(&geo->mass_unit[l][j * VL]);
+          acc[0][j] += v0 * m;
+          acc[1][j] += v1 * m;
+          acc[2][j] += v2 * m;
+        }
+      }
+    }
+    double my[ND];
+    store_interleaved((const vd(*)[NSV])acc, my);
+    for (int i = 0; i < ND; i++) y[i] += my[i];
+  }
+}
