@@ -28,6 +28,7 @@ tribodyn_python_test(krylov_block_test verification/krylov_block_test.py verific
 tribodyn_python_test(ancf_amg verification/ancf_amg.py verification mpi)
 tribodyn_python_test(coupled_blocks verification/coupled_blocks.py verification mpi)
 tribodyn_python_test(krylov_recycle verification/krylov_recycle.py verification mpi)
+tribodyn_python_test(matrix_free_elements verification/matrix_free_elements.py verification mpi)
 tribodyn_python_test(rounding_floor verification/rounding_floor.py verification)
 tribodyn_python_test(slider_guide_convergence verification/slider_guide_convergence.py slow)
 tribodyn_python_test(slider_guide_jacobian verification/slider_guide_jacobian.py slow)

@@ -282,6 +282,9 @@ PetscErrorCode TdModelView(TdModel model, PetscViewer viewer);
    cell's material axes.  positions: full holds positions (not rates), which are then taken
    relative to the element's first node (F and the internal force are translation invariant). */
 void TdModelElementGather(TdModel model, PetscInt element, const PetscReal full[], PetscBool positions, PetscReal e[ANCF3843_NDOF]);
+/* An element's 96 values in global slopes (a gathered direction) converted in place to the
+   cell's material axes, as TdModelElementGather converts coordinates (no translation). */
+void TdModelElementToLocal(TdModel model, PetscInt element, PetscReal e[ANCF3843_NDOF]);
 /* Rotates element forces/matrices from the cell's material axes back to global slopes. */
 void TdModelElementRotateForce(TdModel model, PetscInt element, PetscReal Q[ANCF3843_NDOF]);
 void TdModelElementRotateMatrix(TdModel model, PetscInt element, PetscReal K[ANCF3843_NDOF * ANCF3843_NDOF], PetscReal work[ANCF3843_NDOF * ANCF3843_NDOF]);

@@ -189,6 +189,23 @@ struct _p_TdSolver {
   Vec         *recycle_q, *recycle_u, *recycle_pz, *recycle_pc, recycle_t;
   Vec          recycle_last;      /* the preconditioner's last output (not owned) */
   Mat          Jop;               /* the Krylov operator: J's product that keeps the pairs */
+  /* -matrix_free_elements (element_operator.c): Jop's product takes the elements' blocks from
+     their linearisations (ancf3843_tangent_apply) and the rest from Jrest, the Jacobian without
+     the element blocks; J itself is assembled only for a factorisation */
+  PetscBool    mf, mf_check, mf_form_all; /* ...; form_all: J formed at every Jacobian (-snes_test_jacobian reads it) */
+  Mat          Jrest;
+  TdCOOMap     rest_map;          /* Jrest's COO map (coo_map_on), over coo_v's entries after the elements' */
+  Ancf3843Linearization *mf_lin;  /* nelem_local */
+  PetscReal   *mf_cm;             /* nelem_local: c_M rho of each element's body */
+  PetscInt    *mf_index;          /* nelem_local x 96: natural unknown of each coordinate (-1: clamped) */
+  PetscInt    *mf_dense, mf_ndense; /* nelem_local: slot of a formed tangent (elements with follower
+                                       pressures, whose stiffness the kernel lacks), else -1 */
+  PetscReal   *mf_dense_K;        /* mf_ndense x 96 x 96, global slopes */
+  PetscInt     mf_nrows, *mf_rows; /* the natural unknowns the elements write, ascending */
+  Vec          mf_x, mf_y;        /* Useq-sized work */
+  PetscInt     mf_jacobians, mf_formed; /* Jacobians; of them with the tangents formed (factorisations) */
+  PetscInt    *mf_stash_i, *mf_stash_j; /* the first pattern's entries after the elements' (PETSc's */
+  PetscCount   mf_stash_n;              /* numbering), kept until the option is read (set-up) */
   /* the Krylov solve's residual tracked through Jop's products (krylov_residual.c) */
   Vec          kres_r, *kres_q, kres_b, kres_x; /* the residual; the images' orthonormal basis; b and x of the solve (not owned) */
   PetscScalar *kres_coef;

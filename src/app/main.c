@@ -643,6 +643,8 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
   PetscCall(PetscPrintf(s->comm, "tribodyn: %s, %" PetscInt_FMT " %s, %" PetscInt_FMT " Newton iterations (%.2f per step), %" PetscInt_FMT " rejected, %" PetscInt_FMT " film-body coupling pattern rebuilds, %" PetscInt_FMT " LU factorisations, %" PetscInt_FMT " Krylov iterations, wall %.2f s; results in %s\n", *interrupted ? "interrupted" : "done", rc->is_static ? rc->load_steps : total_steps, rc->is_static ? "load steps" : "steps", total_newton, (double)total_newton / PetscMax(rc->is_static ? rc->load_steps : total_steps, 1), s->rejected, s->pattern_rebuilds, s->factorizations, total_linear, (double)(now - wall0), rc->output));
   PetscCall(TdThreadGovernorView(&threads, s->comm));
   PetscCall(PrintStateGhosts(s));
+  /* -matrix_free_elements: how often the element tangents were formed (element_operator.c) */
+  if (s->mf) PetscCall(PetscPrintf(s->comm, "tribodyn: matrix-free element blocks: element tangents formed at %" PetscInt_FMT " of %" PetscInt_FMT " Jacobians\n", s->mf_formed, s->mf_jacobians));
   PetscCall(PrintMemoryPerRank(s->comm));
   PetscFunctionReturn(0);
 }

@@ -314,6 +314,13 @@ void TdModelElementGather(TdModel model, PetscInt element, const PetscReal full[
     for (PetscInt k = 0; k < 12; k++) e[12 * n + k] = qn[k];
     for (PetscInt i = 0; i < 3; i++) e[12 * n + i] -= origin[i];
   }
+  TdModelElementToLocal(model, element, e);
+}
+
+void TdModelElementToLocal(TdModel model, PetscInt element, PetscReal e[ANCF3843_NDOF])
+{
+  const TdBody   *body = &model->bodies[model->element_body[element]];
+  const PetscInt  c    = model->element_cell[element];
   if (body->mesh.curved) {
     /* parametric slopes e_{n,j} = sum_i G_n[i][j] r_{n,i} (mesh.h) */
     for (PetscInt n = 0; n < 8; n++) {

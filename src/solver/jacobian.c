@@ -16,6 +16,12 @@
 
 static PetscErrorCode TestJacobianCentral(TdSolver s, SNES snes, Vec U, Mat J);
 
+/* whether this Jacobian is checked by central differences (-test_jacobian) */
+static PetscBool TestJacobianDue(TdSolver s)
+{
+  return s->test_jacobian > 0 && !s->in_test && (s->test_jacobian_time <= 0 || (s->mode == TD_MODE_DYNAMIC && TdSolverStepTime(s) > s->test_jacobian_time)) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* The Jacobian with its COO pattern: element blocks of this rank, the film blocks of this rank's
    quads, then (rank 0) one diagonal entry per cavitating film row and the constraint blocks.
    Rebuilt when the film-body coupling pattern changes. */
@@ -235,6 +241,19 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
       PetscBool used;
       PetscCall(TdSeqAIJUseThreadedMult(s->J, &used));
     }
+    /* -matrix_free_elements: Jrest, the pattern without the element blocks */
+    {
+      const PetscCount ne = (PetscCount)nloc * NDOF * NDOF, nr = s->ncoo - ne;
+      if (s->Jrest) PetscCall(TdSolverElementOperatorPattern(s, nr, ci + ne, cj + ne));
+      else if (!s->snes) {
+        /* the first pattern (TdSolverCreate), before the option is read: kept for the set-up */
+        PetscCall(PetscFree2(s->mf_stash_i, s->mf_stash_j));
+        PetscCall(PetscMalloc2(PetscMax(nr, 1), &s->mf_stash_i, PetscMax(nr, 1), &s->mf_stash_j));
+        PetscCall(PetscArraycpy(s->mf_stash_i, ci + ne, nr));
+        PetscCall(PetscArraycpy(s->mf_stash_j, cj + ne, nr));
+        s->mf_stash_n = nr;
+      }
+    }
     PetscCall(PetscLogEventEnd(TD_JacobianPattern, 0, 0, 0, 0));
     if (s->snes) {
       /* a new pattern: the factorisation (and the factor's own copy of the pattern, which a
@@ -434,7 +453,7 @@ static PetscErrorCode FilmStageDecide(TdSolver s, Mat P, PetscBool reuse)
 /* The tangent block K (96 x 96, row-major, in the element's coordinates as listed by the
    pattern) of local element le: cM M (F4) + ce dQ_int/de + cv dQ_int/dedot (F3, F5) and the
    follower pressures' stiffness (F16), turned to global slopes; on thread tid's work arrays. */
-static void ElementTangent(TdSolver s, PetscInt le, int tid, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv, PetscReal K[])
+void TdSolverElementTangent(TdSolver s, PetscInt le, int tid, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv, PetscReal K[])
 {
   TdModel                 m    = s->model;
   const PetscInt          e    = s->elem_local[le];
@@ -465,22 +484,10 @@ static void ElementTangent(TdSolver s, PetscInt le, int tid, PetscReal t1, Petsc
   TdModelElementRotateMatrix(m, e, K, rot);
 }
 
-PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
+/* The element tangents of the iterate into P (direct blocks) and into the COO array (the rest). */
+static PetscErrorCode FormElementTangents(TdSolver s, Mat P, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv)
 {
-  TdSolver           s = (TdSolver)ctx;
-  TdModel            m = s->model;
-  const PetscScalar *u;
-  PetscReal          cM, ce, cv;
-  PetscMPIInt        rank;
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  TdSolverModeCoefficients(s, &cM, &ce, &cv);
-  const PetscReal t1 = TdSolverStepTime(s);
-  s->jacobian_dt = s->mode == TD_MODE_DYNAMIC ? s->step_dt : -1;
-  PetscCall(TdSolverIterateScatter(s, U, PETSC_FALSE));
-  PetscCall(VecGetArrayRead(s->Useq, &u));
-  TdSolverIterateFromUnknowns(s, u);
-  PetscCall(VecRestoreArrayRead(s->Useq, &u));
   PetscCall(PetscLogEventBegin(TD_ElementTangents, 0, 0, 0, 0));
   {
     /* An element's tangent goes straight into J when its block is direct (coo_map.h): the
@@ -500,17 +507,36 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
           for (PetscInt k = s->chunk_start[c]; k < s->chunk_start[c + 1]; k++) {
             const PetscInt le = s->chunk_elem[k];
             if (!s->coo_map.block_direct[le]) continue;
-            ElementTangent(s, le, tid, t1, cM, ce, cv, K);
+            TdSolverElementTangent(s, le, tid, t1, cM, ce, cv, K);
             TdCOOMapAddBlock(&s->coo_map, le, K, aa, ba);
           }
       }
 #pragma omp for schedule(dynamic, 2)
       for (PetscInt le = 0; le < s->nelem_local; le++)
-        if (!direct || !s->coo_map.block_direct[le]) ElementTangent(s, le, tid, t1, cM, ce, cv, &s->coo_v[(size_t)le * NDOF * NDOF]);
+        if (!direct || !s->coo_map.block_direct[le]) TdSolverElementTangent(s, le, tid, t1, cM, ce, cv, &s->coo_v[(size_t)le * NDOF * NDOF]);
     }
     if (direct) PetscCall(TdCOOMapRestoreArrays(P, &aa, &ba));
   }
   PetscCall(PetscLogEventEnd(TD_ElementTangents, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
+{
+  TdSolver           s = (TdSolver)ctx;
+  TdModel            m = s->model;
+  const PetscScalar *u;
+  PetscReal          cM, ce, cv;
+  PetscMPIInt        rank;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  TdSolverModeCoefficients(s, &cM, &ce, &cv);
+  const PetscReal t1 = TdSolverStepTime(s);
+  s->jacobian_dt = s->mode == TD_MODE_DYNAMIC ? s->step_dt : -1;
+  PetscCall(TdSolverIterateScatter(s, U, PETSC_FALSE));
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  TdSolverIterateFromUnknowns(s, u);
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
   {
     /* films: this rank's entries; rank 0 then the cavitating rows' diagonals and the constraint
        blocks */
@@ -675,16 +701,12 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscFunctionReturn(0);
     }
   }
-  PetscCall(PetscLogEventBegin(TD_JacobianValues, 0, 0, 0, 0));
-  if (s->coo_map.entry && P == s->J) PetscCall(TdCOOMapSetValues(P, &s->coo_map, s->coo_v));
-  else PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
-  PetscCall(PetscLogEventEnd(TD_JacobianValues, 0, 0, 0, 0));
   {
     /* Keep the factorisation of an earlier Jacobian while it preconditions well: the last Krylov
        solve converged within -refactor_its iterations, in the same mode, step size and pattern.
        The operator is always this Jacobian, so the Newton step stays exact. */
     KSP       ksp;
-    PetscBool reuse = PETSC_FALSE;
+    PetscBool reuse = PETSC_FALSE, form;
     PetscCall(SNESGetKSP(snes, &ksp));
     if (s->pc_reuse_ok && s->pc_ready && s->pc_mode == s->mode && s->pc_dt == s->jacobian_dt) {
       PetscInt           lits;
@@ -701,6 +723,21 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
         if (changed > s->jfo_refactor_rows) reuse = PETSC_FALSE;
       }
     }
+    /* the element tangents are formed into J unless the Krylov operator multiplies without
+       them (-matrix_free_elements) and J is not factored (nor checked: -test_jacobian,
+       -snes_test_jacobian) at this iterate */
+    form = !s->mf || !reuse || s->mf_form_all || TestJacobianDue(s) ? PETSC_TRUE : PETSC_FALSE;
+    s->mf_jacobians++;
+    if (form) {
+      s->mf_formed++;
+      PetscCall(FormElementTangents(s, P, t1, cM, ce, cv));
+      PetscCall(PetscLogEventBegin(TD_JacobianValues, 0, 0, 0, 0));
+      if (s->coo_map.entry && P == s->J) PetscCall(TdCOOMapSetValues(P, &s->coo_map, s->coo_v));
+      else PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
+      PetscCall(PetscLogEventEnd(TD_JacobianValues, 0, 0, 0, 0));
+    }
+    PetscCall(TdSolverElementOperatorLinearize(s, t1, cM, ce, cv));
+    if (form) PetscCall(TdSolverElementOperatorCheck(s, P));
     s->restored_ksp = PETSC_FALSE;
     if (!reuse) {
       s->pc_ready = PETSC_TRUE;
@@ -716,13 +753,14 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     /* SNES sets the KSP's reuse flag from its preconditioner lag after this callback:
        -1 keeps the factorisation, -2 factors once (then -1) */
     if (s->pc_reuse_ok) PetscCall(SNESSetLagPreconditioner(snes, reuse ? -1 : -2));
-    PetscCall(FilmStageDecide(s, P, reuse));
+    /* the film rows are whole in Jrest too, and current there at every Jacobian */
+    PetscCall(FilmStageDecide(s, s->mf ? s->Jrest : P, reuse));
   }
   if (J != P) {
     PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
   }
-  if (s->test_jacobian > 0 && !s->in_test && (s->test_jacobian_time <= 0 || (s->mode == TD_MODE_DYNAMIC && TdSolverStepTime(s) > s->test_jacobian_time))) {
+  if (TestJacobianDue(s)) {
     s->test_jacobian--;
     PetscCall(TestJacobianCentral(s, snes, U, P));
   }

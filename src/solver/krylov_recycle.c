@@ -36,7 +36,7 @@ static PetscErrorCode RecordedMult(Mat A, Vec x, Vec y)
   TdSolver s;
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &s));
-  PetscCall(MatMult(s->J, x, y));
+  PetscCall(TdSolverOperatorMult(s, x, y));
   PetscCall(TdSolverKrylovResidualProduct(s, x, y, x == s->recycle_last ? PETSC_TRUE : PETSC_FALSE));
   if (x == s->recycle_last && s->recycle_pending < s->recycle_max) {
     PetscCall(VecCopy(x, s->recycle_pz[s->recycle_pending]));
@@ -67,19 +67,27 @@ PetscErrorCode TdSolverRecycleSetFromOptions(TdSolver s)
 /* the Krylov operator that keeps the pairs, and their vectors */
 PetscErrorCode TdSolverRecycleSetUp(TdSolver s)
 {
-  PetscInt nlocal;
   PetscFunctionBegin;
   if (!s->recycle_max) PetscFunctionReturn(0);
-  PetscCall(VecGetLocalSize(s->U, &nlocal));
-  PetscCall(MatCreateShell(s->comm, nlocal, nlocal, s->N, s->N, s, &s->Jop));
-  PetscCall(MatShellSetOperation(s->Jop, MATOP_MULT, (void (*)(void))RecordedMult));
-  PetscCall(SNESSetJacobian(s->snes, s->Jop, s->J, TdSolverJacobian, s));
+  PetscCall(TdSolverKrylovOperatorCreate(s));
   PetscCall(VecDuplicateVecs(s->U, s->recycle_max, &s->recycle_q));
   PetscCall(VecDuplicateVecs(s->U, s->recycle_max, &s->recycle_u));
   PetscCall(VecDuplicateVecs(s->U, s->recycle_max, &s->recycle_pz));
   PetscCall(VecDuplicateVecs(s->U, s->recycle_max, &s->recycle_pc));
   PetscCall(PetscMalloc1(s->recycle_max, &s->recycle_coef));
   PetscCall(VecDuplicate(s->U, &s->recycle_t));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverKrylovOperatorCreate(TdSolver s)
+{
+  PetscInt nlocal;
+  PetscFunctionBegin;
+  if (s->Jop) PetscFunctionReturn(0);
+  PetscCall(VecGetLocalSize(s->U, &nlocal));
+  PetscCall(MatCreateShell(s->comm, nlocal, nlocal, s->N, s->N, s, &s->Jop));
+  PetscCall(MatShellSetOperation(s->Jop, MATOP_MULT, (void (*)(void))RecordedMult));
+  PetscCall(SNESSetJacobian(s->snes, s->Jop, s->J, TdSolverJacobian, s));
   PetscFunctionReturn(0);
 }
 

@@ -488,6 +488,8 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   /* the kept LU's shell: corrected by the film block for cavitating films
      (film_correction.c), by the last solve's pairs (krylov_recycle.c) */
   PetscCall(TdSolverKeptLUSetUp(s, ksp));
+  /* the Krylov operator without the assembled element blocks (element_operator.c) */
+  PetscCall(TdSolverElementOperatorSetUp(s, ksp));
   if (s->newton_guess || s->recycle_max) PetscCall(KSPSetPreSolve(ksp, KrylovPreSolve, s));
   PetscCall(KSPGetPC(ksp, &pc));
   /* -pc_type fieldsplit: the named blocks; fieldsplit, gamg or ml: the bodies' rigid-body
@@ -555,6 +557,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscFunctionBegin;
   if (!s) PetscFunctionReturn(0);
   PetscCall(SNESDestroy(&s->snes));
+  PetscCall(TdSolverElementOperatorDestroy(s));
   PetscCall(TdSolverPCTypesForget(s));
   if (s->krylov_default_ctx) PetscCall(KSPConvergedDefaultDestroy(s->krylov_default_ctx));
   PetscCall(VecDestroy(&s->krylov_t));

@@ -26,6 +26,21 @@ PetscReal      TdSolverMotorValueAt(TdSolver s, const TdJoint *joint, PetscReal 
    blocks (KSPSetConvergenceTest, -krylov_block_test) */
 PetscErrorCode TdSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx);
 PetscErrorCode TdSolverKrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KSPConvergedReason *reason, void *ctx);
+/* jacobian.c: the tangent block (96 x 96, global slopes) of local element le at the iterate */
+void           TdSolverElementTangent(TdSolver s, PetscInt le, int tid, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv, PetscReal K[]);
+/* element_operator.c (-matrix_free_elements): the option and set-up (after the kept LU's, with
+   the KSP); Jrest's pattern from the COO entries after the elements' (PETSc's numbering); the
+   elements' linearisations at a Jacobian's iterate; the Krylov operator's product (J's own when
+   the option is off); its check against J's product; destruction */
+PetscErrorCode TdSolverElementOperatorSetUp(TdSolver s, KSP ksp);
+PetscErrorCode TdSolverElementOperatorPattern(TdSolver s, PetscCount n, const PetscInt ci[], const PetscInt cj[]);
+PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv);
+PetscErrorCode TdSolverOperatorMult(TdSolver s, Vec x, Vec y);
+PetscErrorCode TdSolverElementOperatorCheck(TdSolver s, Mat J);
+PetscErrorCode TdSolverElementOperatorDestroy(TdSolver s);
+/* krylov_recycle.c: the Krylov operator Jop (TdSolverOperatorMult, recording the pairs of
+   -krylov_recycle), made the SNES's operator with J as the preconditioner's matrix */
+PetscErrorCode TdSolverKrylovOperatorCreate(TdSolver s);
 /* The Jacobian's COO pattern from the model's coupling pattern (a new pattern drops the
    factorisation). */
 PetscErrorCode TdSolverBuildJacobian(TdSolver s);

@@ -46,7 +46,11 @@ for name, nproc, k in (("none", 1, "0"), ("recycled", 1, "8"), ("recycled_np2", 
     with h5py.File(out, "r") as f:
         tt, lin = f["time"][:].ravel(), f["solver/linear_iterations"][:].ravel()
     late[name] = int(lin[tt > 10.001e-3].sum())
-tdrun.check_same_histories(checks, res["none"], res["recycled"], "recycled vs none")
+# Both runs stop each Krylov solve at a tenth of the bodies' Newton tolerance (above), where the
+# far guide sensors move by about 1.3e-8 of their peak with the Krylov path (README, "How closely
+# one rank reproduces itself"): 1.38e-8 was seen at guide_mid once the operator multiplied by the
+# elements without forming them (-matrix_free_elements, rounding only), hence 2e-8 there
+tdrun.check_same_histories(checks, res["none"], res["recycled"], "recycled vs none", (("slider", 1e-8), ("guide_mid", 2e-8), ("p", 2e-8)))
 # 2-rank runs are not bitwise repeatable (the distributed factorisation's summation order): two
 # uninterrupted runs differed by up to 1.2e-8 in the accelerations (restart.py), hence 2e-8
 tdrun.check_same_histories(checks, res["none"], res["recycled_np2"], "recycled_np2 vs none", (("slider", 2e-8), ("guide_mid", 2e-8), ("p", 2e-8)))
