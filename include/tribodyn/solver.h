@@ -203,6 +203,7 @@ struct _p_TdSolver {
   PetscReal   *mf_dense_K;        /* mf_ndense x 96 x 96, global slopes */
   PetscInt     mf_nrows, *mf_rows; /* the natural unknowns the elements write, ascending */
   Vec          mf_x, mf_y;        /* Useq-sized work */
+  PetscBool    mf_lin_fused;      /* the last residual kept the elements' linearisations at its iterate */
   PetscInt     mf_jacobians, mf_formed; /* Jacobians; of them with the tangents formed (factorisations) */
   PetscInt    *mf_stash_i, *mf_stash_j; /* the first pattern's entries after the elements' (PETSc's */
   PetscCount   mf_stash_n;              /* numbering), kept until the option is read (set-up) */

@@ -17,7 +17,8 @@
   Jrest the Jacobian without the element blocks (films, constraint, load and free-body blocks:
   the COO entries after the elements', assembled at every Jacobian by a map of their own) and
   K_e = c_M rho M_e + c_e dQ/de + c_v dQ/dedot of element e (F3-F5) from its linearisation at the
-  Jacobian's iterate.  The tangents are formed into J only for a Jacobian that the kept LU
+  Jacobian's iterate (kept by the residual at that iterate, in the pass that forms the element
+  forces, when a Jacobian follows it: the first of each Newton solve; else by the Jacobian).  The tangents are formed into J only for a Jacobian that the kept LU
   factors (jacobian.c decides that before assembling) or that -test_jacobian checks.  Elements
   with follower pressures (F16), whose stiffness the kernel does not carry, keep their formed
   block and multiply by it.  The operator is J to rounding: Newton's steps and the Krylov method
@@ -75,10 +76,11 @@ PetscErrorCode TdSolverElementOperatorSetUp(TdSolver s, KSP ksp)
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
   /* only where J is factored and nothing else reads its values: the (kept) LU under a Krylov
      method; the other preconditioners (fieldsplit, gamg, ancf_amg, ...) read J's blocks */
-  usable = (lu || s->kept_lu) && !preonly && s->pc_reuse_ok && s->nelem_local >= 0 ? PETSC_TRUE : PETSC_FALSE;
+  usable = (lu || s->kept_lu) && !preonly && s->pc_reuse_ok && m->nelements > 0 ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(TdOptionsInt(NULL, "matrix_free_elements_min", "default of -matrix_free_elements: on for models of at least this many unknowns", min_unknowns, &min_unknowns, NULL));
   s->mf = usable && s->N >= min_unknowns ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(TdOptionsBool(NULL, "matrix_free_elements", "the Krylov operator multiplies by each element's tangent from its Gauss-point linearisation instead of the assembled element blocks, which are formed only for the kept LU's factorisations (default LU under a Krylov method only); default from -matrix_free_elements_min", s->mf, &s->mf, &given));
+  PetscCheck(!given || !s->mf || m->nelements > 0, s->comm, PETSC_ERR_USER_INPUT, "Option -matrix_free_elements: this model has no ANCF elements; drop the option");
   PetscCheck(!given || !s->mf || usable, s->comm, PETSC_ERR_USER_INPUT, "Option -matrix_free_elements needs the default (kept) LU under a Krylov method: it does not combine with -pc_type other than lu, -ksp_type preonly, a VI solver or -refactor_its 0; set -matrix_free_elements false");
   if (!usable) s->mf = PETSC_FALSE;
   PetscCall(TdOptionsBool(NULL, "matrix_free_elements_check", "with -matrix_free_elements: at every Jacobian whose tangents are formed, compare the operator's product with the assembled Jacobian's on a random vector and stop if they differ by more than 1e-10 relative", PETSC_FALSE, &s->mf_check, NULL));
@@ -149,7 +151,7 @@ PetscErrorCode TdSolverElementOperatorPattern(TdSolver s, PetscCount n, const Pe
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv)
+PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv, PetscBool from_residual)
 {
   TdModel m = s->model;
   PetscFunctionBegin;
@@ -173,6 +175,7 @@ PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscR
         TdSolverElementTangent(s, le, tid, t1, cM, ce, cv, &s->mf_dense_K[(size_t)s->mf_dense[le] * NDOF * NDOF]);
         continue;
       }
+      if (from_residual) continue;
       s->mf_cm[le] = cM * body->rho;
       if (ce == 0 && cv == 0) {
         /* the mass alone: a zero linearisation contributes nothing */

@@ -528,6 +528,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   const PetscScalar *u;
   PetscReal          cM, ce, cv;
   PetscMPIInt        rank;
+  PetscBool          fused_iterate = PETSC_FALSE; /* the residual at this iterate came just before (its film pass and element linearisations serve) */
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   TdSolverModeCoefficients(s, &cM, &ce, &cv);
@@ -546,6 +547,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       PetscBool same = PETSC_FALSE;
       PetscCall(VecGetArrayRead(s->Useq, &u));
       if (s->film_jac_ready && s->film_jac_ghost_only == TdSolverGhostOnly(s)) same = TdSolverEqualRead(s, u, s->film_jac_u);
+      fused_iterate = same;
       if (same) {
         /* filled by this iterate's residual */
         ok = s->film_jac_ok;
@@ -736,7 +738,8 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       else PetscCall(MatSetValuesCOO(P, s->coo_v, INSERT_VALUES));
       PetscCall(PetscLogEventEnd(TD_JacobianValues, 0, 0, 0, 0));
     }
-    PetscCall(TdSolverElementOperatorLinearize(s, t1, cM, ce, cv));
+    PetscCall(TdSolverElementOperatorLinearize(s, t1, cM, ce, cv, fused_iterate && s->mf_lin_fused ? PETSC_TRUE : PETSC_FALSE));
+    s->mf_lin_fused = PETSC_FALSE;
     if (form) PetscCall(TdSolverElementOperatorCheck(s, P));
     s->restored_ksp = PETSC_FALSE;
     if (!reuse) {

@@ -30,11 +30,12 @@ PetscErrorCode TdSolverKrylovBlockTest(KSP ksp, PetscInt it, PetscReal rnorm, KS
 void           TdSolverElementTangent(TdSolver s, PetscInt le, int tid, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv, PetscReal K[]);
 /* element_operator.c (-matrix_free_elements): the option and set-up (after the kept LU's, with
    the KSP); Jrest's pattern from the COO entries after the elements' (PETSc's numbering); the
-   elements' linearisations at a Jacobian's iterate; the Krylov operator's product (J's own when
+   elements' linearisations at a Jacobian's iterate (from_residual: the residual at that iterate
+   kept them already, but for the elements with formed blocks); the Krylov operator's product (J's own when
    the option is off); its check against J's product; destruction */
 PetscErrorCode TdSolverElementOperatorSetUp(TdSolver s, KSP ksp);
 PetscErrorCode TdSolverElementOperatorPattern(TdSolver s, PetscCount n, const PetscInt ci[], const PetscInt cj[]);
-PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv);
+PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscReal cM, PetscReal ce, PetscReal cv, PetscBool from_residual);
 PetscErrorCode TdSolverOperatorMult(TdSolver s, Vec x, Vec y);
 PetscErrorCode TdSolverElementOperatorCheck(TdSolver s, Mat J);
 PetscErrorCode TdSolverElementOperatorDestroy(TdSolver s);
