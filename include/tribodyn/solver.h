@@ -196,7 +196,7 @@ struct _p_TdSolver {
   Mat          Jrest;
   TdCOOMap     rest_map;          /* Jrest's COO map (coo_map_on), over coo_v's entries after the elements' */
   Ancf3843Linearization *mf_lin;  /* nelem_local */
-  PetscReal   *mf_cm;             /* nelem_local: c_M rho of each element's body */
+  PetscReal    mf_cM;             /* c_M of the linearisations (times each body's rho in a product) */
   PetscInt    *mf_index;          /* nelem_local x 96: natural unknown of each coordinate (-1: clamped) */
   PetscInt    *mf_dense, mf_ndense; /* nelem_local: slot of a formed tangent (elements with follower
                                        pressures, whose stiffness the kernel lacks), else -1 */

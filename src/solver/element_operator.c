@@ -34,12 +34,8 @@
 #include "solver_private.h"
 #include <tribodyn/options.h>
 #include <omp.h>
-#include <string.h>
 
 #define NDOF ANCF3843_NDOF
-
-static PetscLogEvent TD_ElementLinearize, TD_ElementProduct, TD_RestProduct;
-static PetscBool     events_registered = PETSC_FALSE;
 
 /* whether local element le carries a follower pressure (its stiffness is in the formed block) */
 static PetscBool HasPressure(TdModel m, PetscInt e)
@@ -50,12 +46,6 @@ static PetscBool HasPressure(TdModel m, PetscInt e)
   return PETSC_FALSE;
 }
 
-static int CompareInt(const void *a, const void *b)
-{
-  const PetscInt x = *(const PetscInt *)a, y = *(const PetscInt *)b;
-  return (x > y) - (x < y);
-}
-
 PetscErrorCode TdSolverElementOperatorSetUp(TdSolver s, KSP ksp)
 {
   TdModel   m = s->model;
@@ -63,14 +53,6 @@ PetscErrorCode TdSolverElementOperatorSetUp(TdSolver s, KSP ksp)
   PetscBool lu, preonly, given, usable;
   PetscInt  min_unknowns = 0;
   PetscFunctionBegin;
-  if (!events_registered) {
-    PetscClassId id;
-    PetscCall(PetscClassIdRegister("tribodyn element operator", &id));
-    PetscCall(PetscLogEventRegister("TdElementLinearize", id, &TD_ElementLinearize));
-    PetscCall(PetscLogEventRegister("TdElementProduct", id, &TD_ElementProduct));
-    PetscCall(PetscLogEventRegister("TdRestProduct", id, &TD_RestProduct));
-    events_registered = PETSC_TRUE;
-  }
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
@@ -94,7 +76,7 @@ PetscErrorCode TdSolverElementOperatorSetUp(TdSolver s, KSP ksp)
   {
     const PetscInt nl = s->nelem_local;
     PetscInt       nd = 0, nr = 0;
-    PetscCall(PetscMalloc4(nl, &s->mf_lin, nl, &s->mf_cm, (size_t)nl * NDOF, &s->mf_index, nl, &s->mf_dense));
+    PetscCall(PetscMalloc3(nl, &s->mf_lin, (size_t)nl * NDOF, &s->mf_index, nl, &s->mf_dense));
     for (PetscInt le = 0; le < nl; le++) {
       PetscInt coord[NDOF];
       TdModelElementCoordinates(m, s->elem_local[le], coord);
@@ -107,10 +89,8 @@ PetscErrorCode TdSolverElementOperatorSetUp(TdSolver s, KSP ksp)
     PetscCall(PetscMalloc1((size_t)PetscMax(nl, 1) * NDOF, &s->mf_rows));
     for (PetscInt k = 0; k < nl * NDOF; k++)
       if (s->mf_index[k] >= 0) s->mf_rows[nr++] = s->mf_index[k];
-    qsort(s->mf_rows, (size_t)nr, sizeof(PetscInt), CompareInt);
-    s->mf_nrows = 0;
-    for (PetscInt k = 0; k < nr; k++)
-      if (!s->mf_nrows || s->mf_rows[s->mf_nrows - 1] != s->mf_rows[k]) s->mf_rows[s->mf_nrows++] = s->mf_rows[k];
+    PetscCall(PetscSortRemoveDupsInt(&nr, s->mf_rows));
+    s->mf_nrows = nr;
   }
   PetscCall(VecDuplicate(s->Useq, &s->mf_x));
   PetscCall(VecDuplicate(s->Useq, &s->mf_y));
@@ -157,6 +137,7 @@ PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscR
   PetscFunctionBegin;
   if (!s->mf) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(TD_ElementLinearize, 0, 0, 0, 0));
+  s->mf_cM = cM;
   /* Jrest: the COO entries after the elements' (jacobian.c filled them) */
   {
     const PetscScalar *v = s->coo_v + (size_t)s->nelem_local * NDOF * NDOF;
@@ -176,12 +157,6 @@ PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscR
         continue;
       }
       if (from_residual) continue;
-      s->mf_cm[le] = cM * body->rho;
-      if (ce == 0 && cv == 0) {
-        /* the mass alone: a zero linearisation contributes nothing */
-        memset(&s->mf_lin[le], 0, sizeof(s->mf_lin[le]));
-        continue;
-      }
       TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
       TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
       ancf3843_linearize(&body->geometry[body->cell_geometry[m->element_cell[e]]], &body->material, eq, ev, ce, cv, &s->mf_lin[le], &s->work[tid]);
@@ -227,7 +202,7 @@ PetscErrorCode TdSolverOperatorMult(TdSolver s, Vec x, Vec y)
     } else {
       const TdBody *body = &m->bodies[m->element_body[e]];
       TdModelElementToLocal(m, e, xe);
-      ancf3843_tangent_apply(&body->geometry[body->cell_geometry[m->element_cell[e]]], &body->material, &s->mf_lin[le], s->mf_cm[le], xe, ye, &s->work[0]);
+      ancf3843_tangent_apply(&body->geometry[body->cell_geometry[m->element_cell[e]]], &body->material, &s->mf_lin[le], s->mf_cM * body->rho, xe, ye, &s->work[0]);
       TdModelElementRotateForce(m, e, ye);
     }
     for (PetscInt i = 0; i < NDOF; i++)
@@ -275,7 +250,7 @@ PetscErrorCode TdSolverElementOperatorCheck(TdSolver s, Mat J)
 PetscErrorCode TdSolverElementOperatorDestroy(TdSolver s)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree4(s->mf_lin, s->mf_cm, s->mf_index, s->mf_dense));
+  PetscCall(PetscFree3(s->mf_lin, s->mf_index, s->mf_dense));
   PetscCall(PetscFree2(s->mf_stash_i, s->mf_stash_j));
   PetscCall(PetscFree(s->mf_dense_K));
   PetscCall(PetscFree(s->mf_rows));

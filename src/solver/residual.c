@@ -110,7 +110,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
      for the matrix-free Krylov operator (element_operator.c): the same pass over the Gauss
      points serves both. */
   const PetscBool lin = fuse && s->mf ? PETSC_TRUE : PETSC_FALSE;
-  PetscReal       cM = 0, ce = 0, cv = 0;
+  PetscReal       cM, ce = 0, cv = 0;
   if (lin) TdSolverModeCoefficients(s, &cM, &ce, &cv);
   s->mf_lin_fused = lin;
   PetscCall(PetscLogEventBegin(TD_ElementForces, 0, 0, 0, 0));
@@ -137,10 +137,8 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
       TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
       TdModelElementGather(m, e, s->qdd1, PETSC_FALSE, ea);
-      if (lin && s->mf_dense[le] < 0) {
-        ancf3843_force_and_linearize(geo, &body->material, eq, ev, ce, cv, Q, &s->mf_lin[le], work);
-        s->mf_cm[le] = cM * body->rho;
-      } else ancf3843_internal_force(geo, &body->material, eq, ev, Q, NULL, work);
+      if (lin && s->mf_dense[le] < 0) ancf3843_force_and_linearize(geo, &body->material, eq, ev, ce, cv, Q, &s->mf_lin[le], work);
+      else ancf3843_internal_force(geo, &body->material, eq, ev, Q, NULL, work);
       if (m->element_load_offset) /* follower pressures (F16) and tractions (F16b) on the element's faces */
         for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++) {
           const TdLoad *load = &m->loads[m->element_loads[j].load];

@@ -22,7 +22,7 @@
 #define NDOF ANCF3843_NDOF
 
 /* -log_view events: where a step's time goes besides PETSc's own (MatLUFactorNum, KSPSolve, ...) */
-PetscLogEvent        TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern;
+PetscLogEvent        TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern, TD_ElementLinearize, TD_ElementProduct, TD_RestProduct;
 static PetscBool     td_events_registered = PETSC_FALSE;
 
 static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
@@ -207,6 +207,9 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscCall(PetscLogEventRegister("TdFilmPattern", id, &TD_FilmPattern));
     PetscCall(PetscLogEventRegister("TdJacobianValues", id, &TD_JacobianValues));
     PetscCall(PetscLogEventRegister("TdJacobianPattern", id, &TD_JacobianPattern));
+    PetscCall(PetscLogEventRegister("TdElementLinearize", id, &TD_ElementLinearize));
+    PetscCall(PetscLogEventRegister("TdElementProduct", id, &TD_ElementProduct));
+    PetscCall(PetscLogEventRegister("TdRestProduct", id, &TD_RestProduct));
     td_events_registered = PETSC_TRUE;
   }
   PetscCall(PetscNew(&s));
