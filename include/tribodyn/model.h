@@ -216,6 +216,9 @@ struct _p_TdModel {
   PetscInt64 *coupling_qq, *coupling_qp;
   PetscCount *coupling_qq_offset, *coupling_qp_offset; /* n + 1 prefix offsets of the blocks */
   PetscBool   coupling_miss;  /* an assembly met a face pair outside the pattern */
+  /* TdFilmsAssemble with a Jacobian leaves the dQ/dq blocks (coupling_qq) as they are, neither
+     formed nor zeroed: the solver keeps those of an earlier iterate (-film_stiffness_lag) */
+  PetscBool   film_qq_keep;
   /* On several ranks (src/solver/state_ghosts.c): whether each element's coordinates are up to
      date in the iterate the films read (NULL: all are).  A film point whose search comes to an
      element that is not sets ghost_miss and is not found; the solver then sends that rank more
@@ -249,6 +252,8 @@ PetscErrorCode TdFilmsCouplingSet(TdModel model, PetscInt nqq, const PetscInt64 
    dF/dp, then the coupling blocks dQ/dq, dQ/dp, dF/dq of the stored pattern, then the rigid
    pairs' blocks of each quad (F25, film_rigid.c). */
 PetscErrorCode TdFilmsCOOPattern(TdModel model, PetscCount *n, PetscInt rows[], PetscInt cols[]);
+/* Where the dQ/dq blocks lie among those entries: from *offset, *n of them (film_qq_keep). */
+void TdFilmsStiffnessEntries(TdModel model, PetscCount *offset, PetscCount *n);
 /* The film's node positions at time t: its reference surface carried by its frame (a drive's
    motion at t, or the free body carrying it at the coordinates q). */
 PetscErrorCode TdFilmNodePositions(TdModel model, PetscInt film, PetscReal t, const PetscReal q[], PetscReal pos[]);

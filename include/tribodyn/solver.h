@@ -193,6 +193,12 @@ struct _p_TdSolver {
      their linearisations (ancf3843_tangent_apply) and the rest from Jrest, the Jacobian without
      the element blocks; J itself is assembled only for a factorisation */
   PetscBool    mf, mf_check, mf_form_all; /* ...; form_all: J formed at every Jacobian (-snes_test_jacobian reads it) */
+  /* -film_stiffness_lag (kept_lu.c): the films' dQ/dq blocks in coo_v are formed at the kept LU's
+     factorisations and kept until the next one (model.h's film_qq_keep) */
+  PetscBool    film_qq_lag;
+  PetscBool    film_qq_valid;     /* coo_v's dQ/dq entries are those of a formed pass of the pattern */
+  PetscBool    film_jac_qq_kept;  /* the fused film pass (film_jac_ready) kept them */
+  PetscInt     film_qq_formed, film_qq_passes; /* film Jacobian passes that formed them, of all */
   Mat          Jrest;
   TdCOOMap     rest_map;          /* Jrest's COO map (coo_map_on), over coo_v's entries after the elements' */
   Ancf3843Linearization *mf_lin;  /* nelem_local */

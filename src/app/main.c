@@ -645,6 +645,8 @@ static PetscErrorCode Run(TdSolver s, TdOutput out, const RunControl *rc, const 
   PetscCall(PrintStateGhosts(s));
   /* -matrix_free_elements: how often the element tangents were formed (element_operator.c) */
   if (s->mf) PetscCall(PetscPrintf(s->comm, "tribodyn: matrix-free element blocks: element tangents formed at %" PetscInt_FMT " of %" PetscInt_FMT " Jacobians\n", s->mf_formed, s->mf_jacobians));
+  /* -film_stiffness_lag: how often the films' dQ/dq blocks were formed (kept_lu.c) */
+  if (s->film_qq_lag) PetscCall(PetscPrintf(s->comm, "tribodyn: film stiffness lag: the films' dQ/dq blocks formed at %" PetscInt_FMT " of %" PetscInt_FMT " film Jacobian passes\n", s->film_qq_formed, s->film_qq_passes));
   PetscCall(PrintMemoryPerRank(s->comm));
   PetscFunctionReturn(0);
 }

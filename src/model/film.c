@@ -116,6 +116,12 @@ static PetscCount FilmPressureEntries(TdModel m)
   return n;
 }
 
+void TdFilmsStiffnessEntries(TdModel m, PetscCount *offset, PetscCount *n)
+{
+  *offset = FilmPressureEntries(m);
+  *n      = m->ncoupling_qq ? m->coupling_qq_offset[m->ncoupling_qq] : 0;
+}
+
 /* The derivatives of a surface point's contributions, with respect to the unknown coordinates
    through positions (weight ce) and velocities (weight cv): d/dq = ce d/de + cv d/dedot, in the
    element's material frame.  sign: -1 for the wall, +1 for the base (h = n.(r_b - r_w) + ...).
@@ -424,7 +430,7 @@ static PetscErrorCode AddCouplingGaussPoint(TdModel m, TdFilm *f, const FilmQuad
   for (PetscInt a = 0; a < 2; a++) {
     const PetscInt ea = ss[a]->element;
     if (ea < 0) continue;
-    for (PetscInt s = 0; s < 2; s++) {
+    for (PetscInt s = 0; s < (m->film_qq_keep ? 0 : 2); s++) {
       const PetscInt            es = ss[s]->element;
       const SurfaceDerivatives *Da = &D[a], *Ds = &D[s];
       const PetscInt            na = Da->n, nb = Ds->n;
@@ -667,7 +673,7 @@ static PetscErrorCode AssembleQuad(TdModel m, TdFilm *f, PetscInt qd, const Pets
 */
 PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscScalar *jac, PetscReal *load, PetscReal *friction, PetscBool *ok)
 {
-  PetscCount   kpp = 0, npp = FilmPressureEntries(m), ncpl = 0, krig = 0;
+  PetscCount   kpp = 0, npp = FilmPressureEntries(m), ncpl = 0, krig = 0, kept = 0; /* kept: dQ/dq entries left as they are (model.h's film_qq_keep) */
   PetscScalar *jqq = NULL, *jqp = NULL, *jpq = NULL, *jrig = NULL;
   const int    nthreads = omp_get_max_threads();
   PetscFunctionBegin;
@@ -680,7 +686,8 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
     jqp  = jqq + nqq;
     jpq  = jqp + nqp;
     jrig = jpq + nqp; /* the rigid pairs' blocks, quad by quad (each quad fills its own) */
-    PetscCall(PetscArrayzero(jqq, ncpl));
+    kept = m->film_qq_keep ? nqq : 0;
+    PetscCall(PetscArrayzero(jqq + kept, ncpl - kept));
   }
   {
     /* per-thread accumulators of threads 1.. (film rows of the largest film, body forces,
@@ -724,7 +731,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       if (tid > 0) {
         for (size_t i = 0; i < (size_t)nrows + m->nfull; i++) own[i] = 0;
         if (jac)
-          for (PetscCount i = 0; i < ncpl; i++) tqq[i] = 0;
+          for (PetscCount i = kept; i < ncpl; i++) tqq[i] = 0;
       }
       /* static: the quads of each thread, and with them its sums, are the same at every call, so
          that the residual is a deterministic function of the iterate (its central differences
@@ -762,7 +769,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
       if (rfull)
         for (PetscInt i = 0; i < m->nfull; i++) rfull[i] += own[nrows + i];
       if (jac)
-        for (PetscCount i = 0; i < ncpl; i++) jqq[i] += own[nrows + m->nfull + i];
+        for (PetscCount i = kept; i < ncpl; i++) jqq[i] += own[nrows + m->nfull + i];
     }
     kpp += QuadEntries(f) * (PetscCount)(f->quad_end - f->quad_start);
     krig += nrig * (PetscCount)(f->quad_end - f->quad_start);

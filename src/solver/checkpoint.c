@@ -62,6 +62,7 @@ enum {
   CK_RECYCLE_PENDING,  /* from here on absent from the checkpoints of earlier versions */
   CK_RECYCLE_IT,
   CK_PARTITION,        /* 1: the graph partition, 0: contiguous slices (-partition false) */
+  CK_FILM_QQ_VALID,    /* 1: film_stiffness_values holds the kept dQ/dq blocks (-film_stiffness_lag) */
   CK_NSCALARS
 };
 
@@ -361,6 +362,7 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   sc[CK_LINEAR_ITS]         = (PetscReal)s->linear_its;
   sc[CK_NRANKS]             = (PetscReal)size;
   sc[CK_PARTITION]          = s->partition ? 1 : 0;
+  sc[CK_FILM_QQ_VALID]      = s->film_qq_lag && s->film_qq_valid ? 1 : 0;
   sc[CK_BODY_FLOOR]         = s->body_floor;
   sc[CK_FLOOR_STEPS_LEFT]   = (PetscReal)s->floor_steps_left;
   PetscCall(TdOutputCheckpointPutReal(out, "scalars", CK_NSCALARS, sc));
@@ -433,6 +435,13 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
       PetscInt nnz = -1;
       if (s->J && s->pc_ready) PetscCall(TdSolverJacobianValuesCopy(s, &nnz, NULL));
       PetscCall(PutPerRank(s, out, "pc_matrix_values", "pc_matrix_counts", nnz == s->npc_mat_v ? nnz : 0, PETSC_FALSE, NULL, s->pc_mat_v));
+    }
+    {
+      /* the kept dQ/dq blocks (-film_stiffness_lag): the Jacobians until the next factorisation
+         use them, so a restart continues on the same Newton path */
+      PetscCount off = 0, nqq = 0;
+      if (s->film_qq_lag && s->film_qq_valid) TdFilmsStiffnessEntries(m, &off, &nqq);
+      PetscCall(PutPerRank(s, out, "film_stiffness_values", "film_stiffness_counts", (PetscInt)nqq, PETSC_FALSE, NULL, nqq ? &s->coo_v[(PetscCount)s->nelem_local * ANCF3843_NDOF * ANCF3843_NDOF + off] : NULL));
     }
     {
       /* the last Krylov solve's pairs (krylov_recycle.c): [z_0, J z_0, z_1, ...], this rank's
@@ -671,6 +680,18 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
       if (okr) {
         PetscCall(TdSolverFactorStored(s, vals, coo));
         s->pc_ready = PETSC_TRUE;
+        if (nsc > CK_FILM_QQ_VALID && sc[CK_FILM_QQ_VALID] != 0 && s->film_qq_lag) {
+          /* the kept dQ/dq blocks, into coo_v (absent: the next Jacobian forms them) */
+          PetscCount off, nqq;
+          PetscReal *qq;
+          PetscBool  okq;
+          TdFilmsStiffnessEntries(m, &off, &nqq);
+          PetscCall(GetPerRankReal(s, cf, "film_stiffness_values", "film_stiffness_counts", (PetscInt64)nqq, &qq, &okq));
+          if (okq) PetscCall(PetscArraycpy(&s->coo_v[(PetscCount)s->nelem_local * ANCF3843_NDOF * ANCF3843_NDOF + off], qq, nqq));
+          s->film_qq_valid = okq;
+          PetscCall(PetscInfo(NULL, "restart: the films' kept dQ/dq blocks %s\n", okq ? "restored from the checkpoint" : "not in the checkpoint: formed at the next Jacobian"));
+          PetscCall(PetscFree(qq));
+        }
         s->pc_mode  = (TdSolveMode)sc[CK_PC_MODE];
         s->pc_dt    = sc[CK_PC_DT];
         PetscBool found;

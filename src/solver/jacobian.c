@@ -74,6 +74,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
   PetscMPIInt rank;
   PetscFunctionBegin;
   s->film_jac_ready = PETSC_FALSE; /* coo_v is laid out anew */
+  s->film_qq_valid  = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCall(PetscFree(s->coo_v));
   s->nfilm_coo = 0;
@@ -327,6 +328,38 @@ PetscErrorCode TdSolverJacobianValuesCopy(TdSolver s, PetscInt *n, PetscScalar v
   PetscFunctionReturn(0);
 }
 
+/* Whether the Jacobian at the current iterate keeps the factorisation of an earlier one: the
+   last Krylov solve converged within -refactor_its iterations, in the same mode, step size and
+   pattern (TdSolverJacobian adds the JFO rows' test when there is no film stage).  The same at
+   the iterate's residual as at its Jacobian: no Krylov solve comes between them. */
+PetscErrorCode TdSolverKeptLUReuse(TdSolver s, PetscBool *reuse)
+{
+  const PetscReal dt = s->mode == TD_MODE_DYNAMIC ? s->step_dt : -1;
+  PetscFunctionBegin;
+  *reuse = PETSC_FALSE;
+  if (s->pc_reuse_ok && s->pc_ready && s->pc_mode == s->mode && s->pc_dt == dt) {
+    PetscInt           lits;
+    KSPConvergedReason kreason;
+    PetscCall(TdSolverLastKrylov(s, &lits, &kreason));
+    *reuse = lits <= s->refactor_its && kreason >= 0 ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -film_stiffness_lag: the film pass at the current iterate may keep coo_v's dQ/dq blocks when
+   they are those of a pass of the current pattern, the kept LU is not factored at this
+   iterate's Jacobian, and nothing compares J with differences. */
+PetscErrorCode TdSolverFilmStiffnessKeep(TdSolver s, PetscBool *keep)
+{
+  PetscBool reuse;
+  PetscFunctionBegin;
+  *keep = PETSC_FALSE;
+  if (!s->film_qq_lag || !s->film_qq_valid || s->in_test || s->mf_form_all || TestJacobianDue(s)) PetscFunctionReturn(0);
+  PetscCall(TdSolverKeptLUReuse(s, &reuse));
+  *keep = reuse;
+  PetscFunctionReturn(0);
+}
+
 /* Keeps the values of J (just assembled) as those of the factored matrix, for checkpoints. */
 static PetscErrorCode KeepFactoredValues(TdSolver s)
 {
@@ -529,6 +562,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   PetscReal          cM, ce, cv;
   PetscMPIInt        rank;
   PetscBool          fused_iterate = PETSC_FALSE; /* the residual at this iterate came just before (its film pass and element linearisations serve) */
+  PetscBool          film_qq_kept  = PETSC_FALSE; /* the film pass kept the dQ/dq blocks of an earlier Jacobian (-film_stiffness_lag) */
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   TdSolverModeCoefficients(s, &cM, &ce, &cv);
@@ -550,12 +584,21 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       fused_iterate = same;
       if (same) {
         /* filled by this iterate's residual */
-        ok = s->film_jac_ok;
+        ok           = s->film_jac_ok;
+        film_qq_kept = s->film_jac_qq_kept;
         if (s->film_jac_miss) m->coupling_miss = PETSC_TRUE;
       } else {
         TdSolverZeroRead(s, s->film_r);
         PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
+        PetscCall(TdSolverFilmStiffnessKeep(s, &m->film_qq_keep));
+        film_qq_kept = m->film_qq_keep;
         PetscCall(TdSolverFilmsAssemble(s, TdSolverStepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
+        m->film_qq_keep = PETSC_FALSE;
+        s->film_qq_passes++;
+        if (!film_qq_kept) {
+          s->film_qq_formed++;
+          s->film_qq_valid = ok && !m->ghost_miss ? PETSC_TRUE : PETSC_FALSE;
+        }
         PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
         if (m->ghost_miss) {
           /* a point came to a face outside some rank's ghost set (TdSolverResidual): the films'
@@ -569,8 +612,10 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       }
       s->film_jac_ready = PETSC_FALSE;
       if (!s->in_test) JfoActiveSet(s, u);
-      if (!ok)
+      if (!ok) {
+        s->film_qq_valid = PETSC_FALSE;
         for (PetscCount i = 0; i < s->nfilm_coo; i++) s->coo_v[k + i] = 0;
+      }
       else if (s->ncp) {
         /* rows on the cavitation bound become unit rows: d(p - p_cav)/dp (formulation §2); the
            film rows are whole at their owners, which find the branches, and the ranks whose
@@ -707,14 +752,9 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     /* Keep the factorisation of an earlier Jacobian while it preconditions well: the last Krylov
        solve converged within -refactor_its iterations, in the same mode, step size and pattern.
        The operator is always this Jacobian, so the Newton step stays exact. */
-    KSP       ksp;
-    PetscBool reuse = PETSC_FALSE, form;
-    PetscCall(SNESGetKSP(snes, &ksp));
-    if (s->pc_reuse_ok && s->pc_ready && s->pc_mode == s->mode && s->pc_dt == s->jacobian_dt) {
-      PetscInt           lits;
-      KSPConvergedReason kreason;
-      PetscCall(TdSolverLastKrylov(s, &lits, &kreason));
-      reuse = lits <= s->refactor_its && kreason >= 0 ? PETSC_TRUE : PETSC_FALSE;
+    PetscBool reuse, form;
+    PetscCall(TdSolverKeptLUReuse(s, &reuse));
+    {
       if (reuse && s->njfo && !s->film_correction) {
         /* each JFO row that changed branch since the factorisation changes the matrix by one
            row, a rank-one change the Krylov method absorbs in about one iteration: beyond
@@ -742,6 +782,8 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     s->mf_lin_fused = PETSC_FALSE;
     if (form) PetscCall(TdSolverElementOperatorCheck(s, P));
     s->restored_ksp = PETSC_FALSE;
+    /* a factorisation needs this iterate's dQ/dq: TdSolverFilmStiffnessKeep foresaw it */
+    PetscCheck(reuse || !film_qq_kept, s->comm, PETSC_ERR_PLIB, "Internal error: the film pass kept the dQ/dq blocks of an earlier Jacobian for a Jacobian that is factored; run with -film_stiffness_lag false and report this");
     if (!reuse) {
       s->pc_ready = PETSC_TRUE;
       s->pc_mode  = s->mode;

@@ -16,6 +16,7 @@
 #include <tribodyn/solver.h>
 #include "solver_private.h"
 #include <tribodyn/mumps_single.h>
+#include <tribodyn/options.h>
 
 /* set-up of the shell: the kept LU of the whole Jacobian */
 static PetscErrorCode KeptFactor(PC shell)
@@ -143,5 +144,39 @@ PetscErrorCode TdSolverKeptLUDestroy(TdSolver s)
   PetscCall(TdSolverRecycleDestroy(s));
   PetscCall(TdSolverKrylovResidualDestroy(s));
   PetscCall(PCDestroy(&s->kept_lu));
+  PetscFunctionReturn(0);
+}
+
+/*
+  -film_stiffness_lag.  The films' dQ/dq blocks (the film forces' derivatives with respect to the
+  bodies' coordinates at fixed pressures, formulation.md §6: S dfa/dz . dz/dq and the sliding
+  term) cost most of a film pass with a Jacobian: 4 face pairs of 36 x 36 per Gauss point.  With
+  the lag they are formed at the Jacobians the kept LU is factored at, and the Jacobians between
+  keep them: the Krylov operator is then J with the dQ/dq blocks of the last factorisation, an
+  inexact Newton step (every other block, the element tangents, the Reynolds rows and dQ/dp, is
+  current).  Newton still stops on the same residual tolerances.  Not with the JFO rows' refactoring
+  test (it decides after the film pass), nor where the kept LU is not used.
+*/
+PetscErrorCode TdSolverFilmStiffnessLagSetUp(TdSolver s, KSP ksp)
+{
+  PC        pc;
+  PetscBool islu, preonly, given, usable;
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &islu));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &preonly));
+  usable         = (islu || s->kept_lu) && !preonly && s->pc_reuse_ok && s->model->nfilms > 0 && !(s->njfo && !s->film_correction) ? PETSC_TRUE : PETSC_FALSE;
+  {
+    /* default: on from -film_stiffness_lag_min unknowns.  Like the recycled pairs
+       (krylov_recycle.c) the inexact steps widen the spread between runs that differ in rounding
+       or in the preconditioner (1.5e-8 against 1.0e-8 between the film stage on and off over the
+       paper's 0-5 ms): the paper's case keeps the exact operator, the finest level gains */
+    PetscInt min_unknowns = 50000;
+    PetscCall(TdOptionsInt(NULL, "film_stiffness_lag_min", "default of -film_stiffness_lag: on for models of at least this many unknowns", min_unknowns, &min_unknowns, NULL));
+    s->film_qq_lag = usable && s->N >= min_unknowns ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscCall(TdOptionsBool(NULL, "film_stiffness_lag", "(default from -film_stiffness_lag_min) form the films' dQ/dq blocks (film forces by body coordinates at fixed pressure) only at the kept LU's factorisations and keep them in the Jacobians between (an inexact Newton operator; the other blocks stay current)", s->film_qq_lag, &s->film_qq_lag, &given));
+  PetscCheck(!given || !s->film_qq_lag || usable, s->comm, PETSC_ERR_USER_INPUT, "Option -film_stiffness_lag needs films and the default (kept) LU under a Krylov method, and JFO films need -film_block_correction with it: it does not combine with -pc_type other than lu, -ksp_type preonly, a VI solver or -refactor_its 0; set -film_stiffness_lag false");
+  if (!usable) s->film_qq_lag = PETSC_FALSE;
   PetscFunctionReturn(0);
 }

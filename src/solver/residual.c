@@ -233,7 +233,16 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
         PetscCount k = (PetscCount)s->nelem_local * NDOF * NDOF;
         const PetscBool miss = m->coupling_miss;
         TdSolverModeCoefficients(s, &cM, &ce, &cv);
+        PetscCall(TdSolverFilmStiffnessKeep(s, &m->film_qq_keep));
+        s->film_jac_qq_kept = m->film_qq_keep;
         PetscCall(TdSolverFilmsAssemble(s, t1, s->q1, s->v1, u, ce, cv, rf, r, &s->coo_v[k], s->film_load, s->film_friction, &ok));
+        m->film_qq_keep = PETSC_FALSE;
+        s->film_qq_passes++;
+        if (!s->film_jac_qq_kept) {
+          /* the pass zeroed and formed dQ/dq anew: current unless it failed */
+          s->film_qq_formed++;
+          s->film_qq_valid = ok && !m->ghost_miss ? PETSC_TRUE : PETSC_FALSE;
+        }
         /* a pattern miss concerns the Jacobian pass of this iterate only */
         s->film_jac_miss = m->coupling_miss;
         m->coupling_miss = miss;

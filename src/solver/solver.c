@@ -491,6 +491,7 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
   /* the kept LU's shell: corrected by the film block for cavitating films
      (film_correction.c), by the last solve's pairs (krylov_recycle.c) */
   PetscCall(TdSolverKeptLUSetUp(s, ksp));
+  PetscCall(TdSolverFilmStiffnessLagSetUp(s, ksp));
   /* the Krylov operator without the assembled element blocks (element_operator.c) */
   PetscCall(TdSolverElementOperatorSetUp(s, ksp));
   if (s->newton_guess || s->recycle_max) PetscCall(KSPSetPreSolve(ksp, KrylovPreSolve, s));

@@ -115,6 +115,12 @@ PetscErrorCode TdSolverFilmSlice(TdSolver s, PetscInt *first, PetscInt *n, Petsc
    pairs); Reset drops the factor and what depends on the pattern (a pattern change); Destroy
    frees all. */
 PetscErrorCode TdSolverKeptLUSetUp(TdSolver s, KSP ksp);
+/* -film_stiffness_lag (kept_lu.c): SetUp reads it; Keep says whether the film Jacobian pass
+   at the current iterate may keep the dQ/dq blocks (the kept LU will not be factored at its
+   Jacobian); FilmJacobianPass runs TdSolverFilmsAssemble with a Jacobian under that rule. */
+PetscErrorCode TdSolverFilmStiffnessLagSetUp(TdSolver s, KSP ksp);
+PetscErrorCode TdSolverFilmStiffnessKeep(TdSolver s, PetscBool *keep);
+PetscErrorCode TdSolverKeptLUReuse(TdSolver s, PetscBool *reuse);
 PetscErrorCode TdSolverKeptLUReset(TdSolver s);
 PetscErrorCode TdSolverKeptLUDestroy(TdSolver s);
 /* -film_block_correction (film_correction.c): SetFromOptions reads it; SetUp makes the film
