@@ -1,5 +1,6 @@
 """Helpers for tests that run the tribodyn program and read its HDF5 output (/usr/bin/python3)."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -68,6 +69,13 @@ def sensor(path, name, quantity="displacement"):
 def dataset(path, name):
     with h5py.File(path, "r") as f:
         return np.array(f[name])
+
+
+def run_counts(proc):
+    """The counts of a run's last line: newton, rebuilds, factorisations, krylov (-1 when absent)."""
+    m = re.search(r"(\d+) Newton iterations .* (\d+) film-body coupling pattern rebuilds, (\d+) LU factorisations, (\d+) Krylov iterations", proc.stdout)
+    keys = ("newton", "rebuilds", "factorisations", "krylov")
+    return dict(zip(keys, (int(g) for g in m.groups()))) if m else dict.fromkeys(keys, -1)
 
 
 def rig_histories(path):

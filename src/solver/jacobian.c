@@ -751,7 +751,8 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   {
     /* Keep the factorisation of an earlier Jacobian while it preconditions well: the last Krylov
        solve converged within -refactor_its iterations, in the same mode, step size and pattern.
-       The operator is always this Jacobian, so the Newton step stays exact. */
+       The operator is this Jacobian, so the Newton step stays exact, except for the films' dQ/dq
+       blocks under -film_stiffness_lag (kept from the last factorisation, kept_lu.c). */
     PetscBool reuse, form;
     PetscCall(TdSolverKeptLUReuse(s, &reuse));
     {

@@ -155,7 +155,10 @@ PetscErrorCode TdSolverKeptLUDestroy(TdSolver s)
   keep them: the Krylov operator is then J with the dQ/dq blocks of the last factorisation, an
   inexact Newton step (every other block, the element tangents, the Reynolds rows and dQ/dp, is
   current).  Newton still stops on the same residual tolerances.  Not with the JFO rows' refactoring
-  test (it decides after the film pass), nor where the kept LU is not used.
+  test (it decides after the film pass), nor where the kept LU is not used.  A pass that keeps the
+  blocks does not look up their face pairs, so a pair new to the pattern is found by the dQ/dp
+  and dF/dq pairs of the same point (a point on a new face meets new face-pressure pairs) or at
+  the next formed pass; the residual does not depend on the pattern.
 */
 PetscErrorCode TdSolverFilmStiffnessLagSetUp(TdSolver s, KSP ksp)
 {

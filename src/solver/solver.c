@@ -370,7 +370,8 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
      of the Jacobian as the preconditioner.  The LU is kept across Newton iterations and steps
      while GMRES converges within -refactor_its iterations: the structures are nearly linear, so
      an earlier factorisation preconditions the current Jacobian well, and the Jacobian itself is
-     assembled fresh every iteration, so Newton keeps its quadratic convergence. */
+     assembled fresh every iteration, so Newton keeps its quadratic convergence (from
+     -film_stiffness_lag_min unknowns on, the films' dQ/dq blocks excepted: kept_lu.c). */
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(KSPSetType(ksp, KSPFGMRES)); /* right-preconditioned; keeping the preconditioned
                                             directions saves the extra solve at the end */

@@ -33,11 +33,6 @@ case = os.path.join(src, "cases/slider_guide_lubricated.opts")
 checks = tdrun.Checks("Film stiffness lag: the same solution with dQ/dq kept between factorisations")
 
 
-def counts(proc):
-    m = re.search(r"(\d+) Newton iterations .* (\d+) film-body coupling pattern rebuilds, (\d+) LU factorisations, (\d+) Krylov iterations", proc.stdout)
-    return tuple(int(g) for g in m.groups()) if m else (-1, -1, -1, -1)
-
-
 def formed(proc):
     m = re.search(r"dQ/dq blocks formed at (\d+) of (\d+) film Jacobian passes", proc.stdout)
     return (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
@@ -47,19 +42,19 @@ short = ["-options_file", case, "-t_final", "3e-3"]
 res, its = {}, {}
 for name, nproc, lag in (("exact", 1, "false"), ("lag", 1, "true"), ("lag_np2", 2, "true")):
     out, proc = tdrun.run(short + ["-film_stiffness_lag", lag], nproc=nproc, name=name)
-    res[name], its[name] = tdrun.rig_histories(out), counts(proc)
+    res[name], its[name] = tdrun.rig_histories(out), tdrun.run_counts(proc)
     if lag == "true":
         f = formed(proc)
-        newton, rebuilds, factorisations, krylov = its[name]
+        c = its[name]
         checks.true("%s: dQ/dq formed at %d of %d film Jacobian passes (factorisations %d + pattern rebuilds %d + 1 at most)"
-                    % (name, f[0], f[1], factorisations, rebuilds), 0 < f[0] <= factorisations + rebuilds + 1 and f[1] >= 2 * f[0])
+                    % (name, f[0], f[1], c["factorisations"], c["rebuilds"]), 0 < f[0] <= c["factorisations"] + c["rebuilds"] + 1 and f[1] >= 2 * f[0])
     else:
         checks.true("%s: no lag line without the lag" % name, "dQ/dq blocks formed" not in proc.stdout)
 bounds = (("slider", 2e-8), ("guide_mid", 5e-8), ("p", 2e-8))
 tdrun.check_same_histories(checks, res["exact"], res["lag"], "lag vs exact", bounds)
 tdrun.check_same_histories(checks, res["exact"], res["lag_np2"], "lag on 2 ranks vs exact", bounds)
 for name in ("lag", "lag_np2"):
-    n0, k0, n1, k1 = its["exact"][0], its["exact"][3], its[name][0], its[name][3]
+    n0, k0, n1, k1 = its["exact"]["newton"], its["exact"]["krylov"], its[name]["newton"], its[name]["krylov"]
     checks.true("%s: Newton %d against %d, Krylov %d against %d (within 3 %%)" % (name, n1, n0, k1, k0),
                 n0 > 0 and abs(n1 - n0) <= 0.03 * n0 and abs(k1 - k0) <= 0.03 * k0)
 
