@@ -590,15 +590,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
       } else {
         TdSolverZeroRead(s, s->film_r);
         PetscCall(PetscLogEventBegin(TD_FilmJacobian, 0, 0, 0, 0));
-        PetscCall(TdSolverFilmStiffnessKeep(s, &m->film_qq_keep));
-        film_qq_kept = m->film_qq_keep;
-        PetscCall(TdSolverFilmsAssemble(s, TdSolverStepTime(s), s->q1, s->v1, u, ce, cv, NULL, s->film_r, &s->coo_v[k], NULL, NULL, &ok));
-        m->film_qq_keep = PETSC_FALSE;
-        s->film_qq_passes++;
-        if (!film_qq_kept) {
-          s->film_qq_formed++;
-          s->film_qq_valid = ok && !m->ghost_miss ? PETSC_TRUE : PETSC_FALSE;
-        }
+        PetscCall(TdSolverFilmsJacobianPass(s, u, ce, cv, NULL, s->film_r, NULL, NULL, &ok, &film_qq_kept));
         PetscCall(PetscLogEventEnd(TD_FilmJacobian, 0, 0, 0, 0));
         if (m->ghost_miss) {
           /* a point came to a face outside some rank's ghost set (TdSolverResidual): the films'

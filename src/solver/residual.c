@@ -60,6 +60,23 @@ PetscErrorCode TdSolverFilmsAssemble(TdSolver s, PetscReal t, const PetscReal q[
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TdSolverFilmsJacobianPass(TdSolver s, const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscReal *load, PetscReal *friction, PetscBool *ok, PetscBool *kept)
+{
+  TdModel m = s->model;
+  PetscFunctionBegin;
+  PetscCall(TdSolverFilmStiffnessKeep(s, &m->film_qq_keep));
+  *kept = m->film_qq_keep;
+  PetscCall(TdSolverFilmsAssemble(s, TdSolverStepTime(s), s->q1, s->v1, u, ce, cv, rfull, r, &s->coo_v[(PetscCount)s->nelem_local * NDOF * NDOF], load, friction, ok));
+  m->film_qq_keep = PETSC_FALSE;
+  s->film_qq_passes++;
+  if (!*kept) {
+    /* the pass zeroed and formed dQ/dq anew: current unless it failed */
+    s->film_qq_formed++;
+    s->film_qq_valid = *ok && !m->ghost_miss ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* A moment M applied at material point mp through its gradients (F19): subtracts
    Q_k = sum_j G_j,k (1/2) M x r_,j, r_,j from the full coordinates q, from the residual rf. */
 static void AddTorque(const TdMaterialPoint *mp, const PetscReal M[3], const PetscReal q[], PetscReal rf[])
@@ -229,20 +246,10 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       if (fuse) {
         /* a solve's first residual: the film's Jacobian entries of this iterate as well, for the
            Jacobian pass that follows (it then skips the films) */
-        PetscReal  cM = 0, ce = 0, cv = 0;
-        PetscCount k = (PetscCount)s->nelem_local * NDOF * NDOF;
+        PetscReal       cM = 0, ce = 0, cv = 0;
         const PetscBool miss = m->coupling_miss;
         TdSolverModeCoefficients(s, &cM, &ce, &cv);
-        PetscCall(TdSolverFilmStiffnessKeep(s, &m->film_qq_keep));
-        s->film_jac_qq_kept = m->film_qq_keep;
-        PetscCall(TdSolverFilmsAssemble(s, t1, s->q1, s->v1, u, ce, cv, rf, r, &s->coo_v[k], s->film_load, s->film_friction, &ok));
-        m->film_qq_keep = PETSC_FALSE;
-        s->film_qq_passes++;
-        if (!s->film_jac_qq_kept) {
-          /* the pass zeroed and formed dQ/dq anew: current unless it failed */
-          s->film_qq_formed++;
-          s->film_qq_valid = ok && !m->ghost_miss ? PETSC_TRUE : PETSC_FALSE;
-        }
+        PetscCall(TdSolverFilmsJacobianPass(s, u, ce, cv, rf, r, s->film_load, s->film_friction, &ok, &s->film_jac_qq_kept));
         /* a pattern miss concerns the Jacobian pass of this iterate only */
         s->film_jac_miss = m->coupling_miss;
         m->coupling_miss = miss;

@@ -117,9 +117,11 @@ PetscErrorCode TdSolverFilmSlice(TdSolver s, PetscInt *first, PetscInt *n, Petsc
 PetscErrorCode TdSolverKeptLUSetUp(TdSolver s, KSP ksp);
 /* -film_stiffness_lag (kept_lu.c): SetUp reads it; Keep says whether the film Jacobian pass
    at the current iterate may keep the dQ/dq blocks (the kept LU will not be factored at its
-   Jacobian); FilmJacobianPass runs TdSolverFilmsAssemble with a Jacobian under that rule. */
+   Jacobian); FilmsJacobianPass runs TdSolverFilmsAssemble with a Jacobian (into coo_v's film
+   entries) under that rule, counts the pass and says whether it kept them (*kept). */
 PetscErrorCode TdSolverFilmStiffnessLagSetUp(TdSolver s, KSP ksp);
 PetscErrorCode TdSolverFilmStiffnessKeep(TdSolver s, PetscBool *keep);
+PetscErrorCode TdSolverFilmsJacobianPass(TdSolver s, const PetscScalar u[], PetscReal ce, PetscReal cv, PetscReal rfull[], PetscScalar r[], PetscReal *load, PetscReal *friction, PetscBool *ok, PetscBool *kept);
 PetscErrorCode TdSolverKeptLUReuse(TdSolver s, PetscBool *reuse);
 PetscErrorCode TdSolverKeptLUReset(TdSolver s);
 PetscErrorCode TdSolverKeptLUDestroy(TdSolver s);
