@@ -15,7 +15,6 @@ rigid-body modes as near-null space.
    without blocks does not converge at all).
 4. A model whose Jacobian is not the bodies' alone is refused with a message naming the option."""
 import os
-import re
 import sys
 
 import h5py
@@ -26,11 +25,6 @@ import tdrun
 src = tdrun.SOURCE_DIR
 guide = os.path.join(src, "cases/guide_impact.opts")
 checks = tdrun.Checks("-pc_type ancf_amg: the bodies' Jacobian on node blocks, mesh-independent iterations")
-
-
-def counts(proc):
-    m = re.search(r"(\d+) Newton iterations .* (\d+) LU factorisations, (\d+) Krylov iterations", proc.stdout)
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else (-1, -1, -1)
 
 
 def guide_histories(path):
@@ -44,7 +38,8 @@ base = ["-options_file", guide, "-t_final", "1e-3"]
 # iteration is one solve.
 for nproc in (1, 2):
     out, proc = tdrun.run(base + ["-pc_type", "ancf_amg", "-ancf_pc_type", "lu", "-ksp_max_it", "5"], nproc=nproc, name="exact_np%d" % nproc)
-    newton, _, krylov = counts(proc)
+    c = tdrun.run_counts(proc)
+    newton, krylov = c["newton"], c["krylov"]
     checks.true("exact solve on the augmented matrix, %d rank(s): %d Krylov iterations for %d Newton iterations (one each)" % (nproc, krylov, newton),
                 newton > 0 and krylov == newton)
 
@@ -57,7 +52,7 @@ h_ref, h_amg = guide_histories(ref), guide_histories(amg)
 for q, bound in (("displacement", 1e-9), ("acceleration", 3e-8)):
     rel = np.max(np.abs(h_amg[q] - h_ref[q])) / np.max(np.abs(h_ref[q]))
     checks.true("guide_mid %s, ancf_amg against LU: max rel. difference %.2e <= %.0e" % (q, rel, bound), rel <= bound)
-n_ref, n_amg = counts(proc_ref)[0], counts(proc_amg)[0]
+n_ref, n_amg = tdrun.run_counts(proc_ref)["newton"], tdrun.run_counts(proc_amg)["newton"]
 checks.true("Newton iterations: %d with ancf_amg, %d with LU (equal)" % (n_amg, n_ref), n_amg == n_ref > 0)
 
 # 3. iterations per solve do not grow with the mesh (5 steps; the preconditioner is kept
@@ -65,7 +60,8 @@ checks.true("Newton iterations: %d with ancf_amg, %d with LU (equal)" % (n_amg, 
 per = {}
 for cells in ("34,5,1", "68,10,2"):
     _, proc = tdrun.run(["-options_file", guide, "-guide_cells", cells, "-t_final", "2.5e-4", "-pc_type", "ancf_amg"], name="mesh_" + cells.replace(",", "x"))
-    newton, _, krylov = counts(proc)
+    c = tdrun.run_counts(proc)
+    newton, krylov = c["newton"], c["krylov"]
     per[cells] = krylov / max(newton, 1)
     checks.true("guide %s: %.1f GMRES iterations per Newton iteration (converged, at most 40)" % (cells, per[cells]), 0 < per[cells] <= 40)
 checks.true("iterations per solve on 68x10x2 (%.1f) not more than on 34x5x1 (%.1f)" % (per["68,10,2"], per["34,5,1"]),

@@ -30,30 +30,25 @@ def check_lines(proc):
     return [float(x) for x in re.findall(r"matrix-free operator against the assembled Jacobian: (\S+) relative", proc.stdout)]
 
 
-def counts(proc):
-    m = re.search(r"(\d+) Newton iterations .* (\d+) LU factorisations, (\d+) Krylov iterations", proc.stdout)
-    return tuple(int(g) for g in m.groups()) if m else (-1, -1, -1)
-
-
 short = ["-options_file", case, "-t_final", "3e-3"]
 res, its = {}, {}
 for name, nproc, extra in (("assembled", 1, ["-matrix_free_elements", "false"]),
                            ("free", 1, ["-matrix_free_elements", "true", "-matrix_free_elements_check"]),
                            ("free_np2", 2, ["-matrix_free_elements", "true", "-matrix_free_elements_check", "-state_ghosts_check"])):
     out, proc = tdrun.run(short + extra, nproc=nproc, name=name)
-    res[name], its[name] = tdrun.rig_histories(out), counts(proc)
+    res[name], its[name] = tdrun.rig_histories(out), tdrun.run_counts(proc)
     if name != "assembled":
         e = check_lines(proc)
         checks.true("%s: operator vs assembled J at %d factorisations, max %.2e <= 1e-12" % (name, len(e), max(e) if e else -1),
-                    len(e) == its[name][1] and len(e) > 0 and max(e) <= 1e-12)
+                    len(e) == its[name]["factorisations"] and len(e) > 0 and max(e) <= 1e-12)
         m = re.search(r"element tangents formed at (\d+) of (\d+) Jacobians", proc.stdout)
         formed = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
-        checks.true("%s: tangents formed at %d of %d Jacobians, as many as factorisations (%d)" % (name, formed[0], formed[1], its[name][1]),
-                    formed[0] == its[name][1] and formed[1] > 2 * formed[0])
+        checks.true("%s: tangents formed at %d of %d Jacobians, as many as factorisations (%d)" % (name, formed[0], formed[1], its[name]["factorisations"]),
+                    formed[0] == its[name]["factorisations"] and formed[1] > 2 * formed[0])
 tdrun.check_same_histories(checks, res["assembled"], res["free"], "free vs assembled")
 tdrun.check_same_histories(checks, res["assembled"], res["free_np2"], "free_np2 vs assembled", (("slider", 2e-8), ("guide_mid", 2e-8), ("p", 2e-8)))
-checks.true("Newton iterations and factorisations: %s free, %s assembled (Newton within 1)" % (its["free"][:2], its["assembled"][:2]),
-            abs(its["free"][0] - its["assembled"][0]) <= 1 and its["free"][0] > 0)
+checks.true("Newton iterations and factorisations: %d, %d free, %d, %d assembled (Newton within 1)" % (its["free"]["newton"], its["free"]["factorisations"], its["assembled"]["newton"], its["assembled"]["factorisations"]),
+            abs(its["free"]["newton"] - its["assembled"]["newton"]) <= 1 and its["free"]["newton"] > 0)
 
 # follower pressures on a moving, deforming cube (pressure_loads.py's Jacobian case)
 Ec, nuc, pc = 1e9, 0.3, 1e8
