@@ -116,10 +116,16 @@ static PetscCount FilmPressureEntries(TdModel m)
   return n;
 }
 
+/* the dQ/dq entries of the coupling pattern (they follow the pressure entries) */
+static PetscCount StiffnessEntries(TdModel m)
+{
+  return m->ncoupling_qq ? m->coupling_qq_offset[m->ncoupling_qq] : 0;
+}
+
 void TdFilmsStiffnessEntries(TdModel m, PetscCount *offset, PetscCount *n)
 {
   *offset = FilmPressureEntries(m);
-  *n      = m->ncoupling_qq ? m->coupling_qq_offset[m->ncoupling_qq] : 0;
+  *n      = StiffnessEntries(m);
 }
 
 /* The derivatives of a surface point's contributions, with respect to the unknown coordinates
@@ -680,7 +686,7 @@ PetscErrorCode TdFilmsAssemble(TdModel m, PetscReal t, const PetscReal q[], cons
   *ok = PETSC_TRUE;
   for (PetscInt fi = 0; fi < m->nfilms; fi++) m->films[fi].miss[0] = 0;
   if (jac) {
-    const PetscCount nqq = m->ncoupling_qq ? m->coupling_qq_offset[m->ncoupling_qq] : 0, nqp = m->ncoupling_qp ? m->coupling_qp_offset[m->ncoupling_qp] : 0;
+    const PetscCount nqq = StiffnessEntries(m), nqp = m->ncoupling_qp ? m->coupling_qp_offset[m->ncoupling_qp] : 0;
     ncpl = nqq + 2 * nqp;
     jqq  = jac + npp;
     jqp  = jqq + nqq;

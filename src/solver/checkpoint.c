@@ -441,7 +441,7 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
          use them, so a restart continues on the same Newton path */
       PetscCount off = 0, nqq = 0;
       if (s->film_qq_lag && s->film_qq_valid) TdFilmsStiffnessEntries(m, &off, &nqq);
-      PetscCall(PutPerRank(s, out, "film_stiffness_values", "film_stiffness_counts", (PetscInt)nqq, PETSC_FALSE, NULL, nqq ? &s->coo_v[(PetscCount)s->nelem_local * ANCF3843_NDOF * ANCF3843_NDOF + off] : NULL));
+      PetscCall(PutPerRank(s, out, "film_stiffness_values", "film_stiffness_counts", (PetscInt)nqq, PETSC_FALSE, NULL, nqq ? &s->coo_v[TdSolverCOOAfterElements(s) + off] : NULL));
     }
     {
       /* the last Krylov solve's pairs (krylov_recycle.c): [z_0, J z_0, z_1, ...], this rank's
@@ -687,7 +687,7 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
           PetscBool  okq;
           TdFilmsStiffnessEntries(m, &off, &nqq);
           PetscCall(GetPerRankReal(s, cf, "film_stiffness_values", "film_stiffness_counts", (PetscInt64)nqq, &qq, &okq));
-          if (okq) PetscCall(PetscArraycpy(&s->coo_v[(PetscCount)s->nelem_local * ANCF3843_NDOF * ANCF3843_NDOF + off], qq, nqq));
+          if (okq) PetscCall(PetscArraycpy(&s->coo_v[TdSolverCOOAfterElements(s) + off], qq, nqq));
           s->film_qq_valid = okq;
           PetscCall(PetscInfo(NULL, "restart: the films' kept dQ/dq blocks %s\n", okq ? "restored from the checkpoint" : "not in the checkpoint: formed at the next Jacobian"));
           PetscCall(PetscFree(qq));

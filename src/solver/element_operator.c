@@ -140,7 +140,7 @@ PetscErrorCode TdSolverElementOperatorLinearize(TdSolver s, PetscReal t1, PetscR
   s->mf_cM = cM;
   /* Jrest: the COO entries after the elements' (jacobian.c filled them) */
   {
-    const PetscScalar *v = s->coo_v + (size_t)s->nelem_local * NDOF * NDOF;
+    const PetscScalar *v = s->coo_v + TdSolverCOOAfterElements(s);
     if (s->coo_map_on) PetscCall(TdCOOMapSetValues(s->Jrest, &s->rest_map, v));
     else PetscCall(MatSetValuesCOO(s->Jrest, v, INSERT_VALUES));
   }

@@ -575,7 +575,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
   {
     /* films: this rank's entries; rank 0 then the cavitating rows' diagonals and the constraint
        blocks */
-    PetscCount k = (PetscCount)s->nelem_local * NDOF * NDOF;
+    PetscCount k  = TdSolverCOOAfterElements(s);
     PetscBool  ok = PETSC_TRUE;
     if (s->film_jac_any) {
       PetscBool same = PETSC_FALSE;
@@ -747,16 +747,14 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
        blocks under -film_stiffness_lag (kept from the last factorisation, kept_lu.c). */
     PetscBool reuse, form;
     PetscCall(TdSolverKeptLUReuse(s, &reuse));
-    {
-      if (reuse && s->njfo && !s->film_correction) {
-        /* each JFO row that changed branch since the factorisation changes the matrix by one
-           row, a rank-one change the Krylov method absorbs in about one iteration: beyond
-           -jfo_refactor_rows of them, factor anew (the film-block correction absorbs them
-           instead) */
-        PetscInt changed;
-        PetscCall(FilmRowsChanged(s, PETSC_FALSE, &changed));
-        if (changed > s->jfo_refactor_rows) reuse = PETSC_FALSE;
-      }
+    if (reuse && s->njfo && !s->film_correction) {
+      /* each JFO row that changed branch since the factorisation changes the matrix by one
+         row, a rank-one change the Krylov method absorbs in about one iteration: beyond
+         -jfo_refactor_rows of them, factor anew (the film-block correction absorbs them
+         instead) */
+      PetscInt changed;
+      PetscCall(FilmRowsChanged(s, PETSC_FALSE, &changed));
+      if (changed > s->jfo_refactor_rows) reuse = PETSC_FALSE;
     }
     /* the element tangents are formed into J unless the Krylov operator multiplies without
        them (-matrix_free_elements) and J is not factored (nor checked: -test_jacobian,

@@ -66,7 +66,7 @@ PetscErrorCode TdSolverFilmsJacobianPass(TdSolver s, const PetscScalar u[], Pets
   PetscFunctionBegin;
   PetscCall(TdSolverFilmStiffnessKeep(s, &m->film_qq_keep));
   *kept = m->film_qq_keep;
-  PetscCall(TdSolverFilmsAssemble(s, TdSolverStepTime(s), s->q1, s->v1, u, ce, cv, rfull, r, &s->coo_v[(PetscCount)s->nelem_local * NDOF * NDOF], load, friction, ok));
+  PetscCall(TdSolverFilmsAssemble(s, TdSolverStepTime(s), s->q1, s->v1, u, ce, cv, rfull, r, &s->coo_v[TdSolverCOOAfterElements(s)], load, friction, ok));
   m->film_qq_keep = PETSC_FALSE;
   s->film_qq_passes++;
   if (!*kept) {

@@ -45,6 +45,11 @@ PetscErrorCode TdSolverKrylovOperatorCreate(TdSolver s);
 /* The Jacobian's COO pattern from the model's coupling pattern (a new pattern drops the
    factorisation). */
 PetscErrorCode TdSolverBuildJacobian(TdSolver s);
+/* coo_v: this rank's element blocks first, then the films' entries and the rest (Jrest's) */
+static inline PetscCount TdSolverCOOAfterElements(TdSolver s)
+{
+  return (PetscCount)s->nelem_local * ANCF3843_NDOF * ANCF3843_NDOF;
+}
 /* Whether natural unknown i is a row of U this rank owns (it forms the cavitation branch of a
    film row it owns: residual.c, jacobian.c) */
 static inline PetscBool TdSolverRowMine(TdSolver s, PetscInt i)
