@@ -79,9 +79,10 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
   PetscCall(PetscFree(s->coo_v));
   s->nfilm_coo = 0;
   {
-    PetscInt   nloc = s->nelem_local, nc = 0;
-    PetscInt  *ci, *cj, k = 0;
-    PetscBool  seqaij;
+    PetscInt         nloc = s->nelem_local, nc = 0;
+    PetscInt        *ci, *cj, k = 0;
+    PetscBool        seqaij;
+    const PetscCount ne = TdSolverCOOAfterElements(s); /* the element blocks' entries, first in coo_v */
     PetscCall(TdFilmsCOOPattern(model, &s->nfilm_coo, NULL, NULL));
     /* the cavitation rows' entries: each film row's by the rank that owns it */
     for (PetscInt i = 0; i < s->nncp; i++) nc += TdSolverRowMine(s, s->ncp_rows[i]);
@@ -95,8 +96,8 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
         if (model->joints[j].motor == TD_MOTOR_TORQUE) nc += ((model->joints[j].body[0] >= 0) + (model->joints[j].body[1] >= 0)) * NDOF * NDOF;
       nc += (PetscInt)TdJointsClearanceEntries(model);
     }
-    s->ncoo = (PetscCount)nloc * NDOF * NDOF + s->nfilm_coo + nc;
-    PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, (PetscCount)nloc * NDOF * NDOF, s->nfilm_coo, nc));
+    s->ncoo = ne + s->nfilm_coo + nc;
+    PetscCall(PetscInfo(NULL, "Jacobian COO entries of this rank: %" PetscCount_FMT " (elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscInt_FMT ")\n", s->ncoo, ne, s->nfilm_coo, nc));
     /* whether any rank has film entries: the film passes of the Jacobian sum over the ranks,
        so every rank takes them or none */
     s->film_jac_any = s->nfilm_coo > 0 || s->nncp > 0 ? PETSC_TRUE : PETSC_FALSE;
@@ -216,12 +217,11 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
          tells how many, by kind */
       PetscInt   lo, hi;
       PetscCount off_e = 0, off_f = 0, off_c = 0;
-      const PetscCount ne_coo = (PetscCount)nloc * NDOF * NDOF;
       PetscCall(VecGetOwnershipRange(s->U, &lo, &hi));
       for (PetscCount i = 0; i < s->ncoo; i++)
         if (ci[i] >= 0 && (ci[i] < lo || ci[i] >= hi)) {
-          if (i < ne_coo) off_e++;
-          else if (i < ne_coo + s->nfilm_coo) off_f++;
+          if (i < ne) off_e++;
+          else if (i < ne + s->nfilm_coo) off_f++;
           else off_c++;
         }
       PetscCall(PetscInfo(NULL, "Jacobian COO entries of rows another rank owns: elements %" PetscCount_FMT ", films %" PetscCount_FMT ", constraints %" PetscCount_FMT " (rows %" PetscInt_FMT "-%" PetscInt_FMT " here)\n", off_e, off_f, off_c, lo, hi));
@@ -244,7 +244,7 @@ PetscErrorCode TdSolverBuildJacobian(TdSolver s)
     }
     /* -matrix_free_elements: Jrest, the pattern without the element blocks */
     {
-      const PetscCount ne = (PetscCount)nloc * NDOF * NDOF, nr = s->ncoo - ne;
+      const PetscCount nr = s->ncoo - ne;
       if (s->Jrest) PetscCall(TdSolverElementOperatorPattern(s, nr, ci + ne, cj + ne));
       else if (!s->snes) {
         /* the first pattern (TdSolverCreate), before the option is read: kept for the set-up */
