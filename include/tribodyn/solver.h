@@ -137,6 +137,8 @@ struct _p_TdSolver {
   PetscBool    krylov_block_test;
   PetscReal    krylov_block_tol[3], krylov_block_tol_norm; /* ... and their 2-norm */
   PetscReal    krylov_block_fraction[3]; /* -krylov_block_fraction: each block's share of its Newton tolerance */
+  PetscReal    krylov_block_fraction_settled[3]; /* -krylov_block_fraction_settled: the shares of a step after a one-iteration step */
+  PetscInt     last_step_its;  /* Newton iterations of the last time step's solve (-1: none yet, or not a time step) */
   void        *krylov_default_ctx; /* KSPConvergedDefault's context */
   Vec          krylov_t, krylov_r;  /* work: the Krylov iterate and its residual */
   PetscBool    monitor_blocks;

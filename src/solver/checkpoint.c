@@ -63,6 +63,7 @@ enum {
   CK_RECYCLE_IT,
   CK_PARTITION,        /* 1: the graph partition, 0: contiguous slices (-partition false) */
   CK_FILM_QQ_VALID,    /* 1: film_stiffness_values holds the kept dQ/dq blocks (-film_stiffness_lag) */
+  CK_LAST_STEP_ITS,    /* the last time step's Newton iterations (-krylov_block_fraction_settled); -1: none */
   CK_NSCALARS
 };
 
@@ -363,6 +364,7 @@ PetscErrorCode TdSolverCheckpointWrite(TdSolver s, TdOutput out)
   sc[CK_NRANKS]             = (PetscReal)size;
   sc[CK_PARTITION]          = s->partition ? 1 : 0;
   sc[CK_FILM_QQ_VALID]      = s->film_qq_lag && s->film_qq_valid ? 1 : 0;
+  sc[CK_LAST_STEP_ITS]      = (PetscReal)s->last_step_its;
   sc[CK_BODY_FLOOR]         = s->body_floor;
   sc[CK_FLOOR_STEPS_LEFT]   = (PetscReal)s->floor_steps_left;
   PetscCall(TdOutputCheckpointPutReal(out, "scalars", CK_NSCALARS, sc));
@@ -737,6 +739,8 @@ PetscErrorCode TdSolverCheckpointRestore(TdSolver s, TdCheckpointFile cf, const 
     }
     PetscCall(PetscFree(vals));
   }
+  /* absent from older checkpoints: the first step after the restart takes the ordinary shares */
+  s->last_step_its    = nsc > CK_LAST_STEP_ITS ? (PetscInt)sc[CK_LAST_STEP_ITS] : -1;
   s->restored_ksp     = PETSC_TRUE;
   s->restored_lits    = (PetscInt)sc[CK_LAST_LITS];
   s->restored_kreason = (PetscInt)sc[CK_LAST_KREASON];

@@ -218,11 +218,13 @@ PetscErrorCode TdSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
     KSP       ksp;
     PetscReal rtol, atol, dtol, thr = PETSC_MAX_REAL;
     PetscInt  maxits;
+    /* after a step of one Newton iteration, the settled shares (-krylov_block_fraction_settled) */
+    const PetscReal *share = s->mode == TD_MODE_DYNAMIC && s->last_step_its >= 0 && s->last_step_its <= 1 ? s->krylov_block_fraction_settled : s->krylov_block_fraction;
     s->krylov_block_tol_norm = 0;
     for (PetscInt b = 0; b < 3; b++) {
       const PetscReal tol_b = BlockTolerance(s, b);
       thr                   = PetscMin(thr, tol_b);
-      s->krylov_block_tol[b] = s->krylov_block_fraction[b] * tol_b;
+      s->krylov_block_tol[b] = share[b] * tol_b;
       s->krylov_block_tol_norm += PetscSqr(s->krylov_block_tol[b]);
     }
     s->krylov_block_tol_norm = PetscSqrtReal(s->krylov_block_tol_norm);

@@ -249,7 +249,9 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
         PetscReal       cM = 0, ce = 0, cv = 0;
         const PetscBool miss = m->coupling_miss;
         TdSolverModeCoefficients(s, &cM, &ce, &cv);
+        PetscCall(PetscLogEventBegin(TD_FilmFused, 0, 0, 0, 0));
         PetscCall(TdSolverFilmsJacobianPass(s, u, ce, cv, rf, r, s->film_load, s->film_friction, &ok, &s->film_jac_qq_kept));
+        PetscCall(PetscLogEventEnd(TD_FilmFused, 0, 0, 0, 0));
         /* a pattern miss concerns the Jacobian pass of this iterate only */
         s->film_jac_miss = m->coupling_miss;
         m->coupling_miss = miss;

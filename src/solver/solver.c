@@ -22,7 +22,7 @@
 #define NDOF ANCF3843_NDOF
 
 /* -log_view events: where a step's time goes besides PETSc's own (MatLUFactorNum, KSPSolve, ...) */
-PetscLogEvent        TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern, TD_ElementLinearize, TD_ElementProduct, TD_RestProduct;
+PetscLogEvent        TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmFused, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern, TD_ElementLinearize, TD_ElementProduct, TD_RestProduct;
 static PetscBool     td_events_registered = PETSC_FALSE;
 
 static PetscErrorCode AllocFull(PetscInt n, PetscReal **p)
@@ -203,6 +203,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     PetscCall(PetscLogEventRegister("TdElementForces", id, &TD_ElementForces));
     PetscCall(PetscLogEventRegister("TdElementTangent", id, &TD_ElementTangents));
     PetscCall(PetscLogEventRegister("TdFilmResidual", id, &TD_FilmResidual));
+    PetscCall(PetscLogEventRegister("TdFilmFused", id, &TD_FilmFused));
     PetscCall(PetscLogEventRegister("TdFilmJacobian", id, &TD_FilmJacobian));
     PetscCall(PetscLogEventRegister("TdFilmPattern", id, &TD_FilmPattern));
     PetscCall(PetscLogEventRegister("TdJacobianValues", id, &TD_JacobianValues));
@@ -213,6 +214,7 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
     td_events_registered = PETSC_TRUE;
   }
   PetscCall(PetscNew(&s));
+  s->last_step_its = -1;
   s->comm  = model->comm;
   s->model = model;
   nfull    = model->nfull;
@@ -549,6 +551,29 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
       if (s->N < min_unknowns && (lu || s->kept_lu)) def[0] = 0.001;
       PetscCall(TdOptionsRealArray(NULL, "krylov_block_fraction", "with -krylov_block_test: the fraction of its Newton tolerance below which each block's linear residual (bodies, films, drives) ends a Krylov solve, in (0, 1]; default from -krylov_block_fraction_min", NULL, 3, def, s->krylov_block_fraction, NULL));
       for (PetscInt b = 0; b < 3; b++) PetscCheck(s->krylov_block_fraction[b] > 0 && s->krylov_block_fraction[b] <= 1, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_fraction: %g is not a fraction; give three numbers in (0, 1] (bodies, films, drives), e.g. 0.1,0.1,0.1", (double)s->krylov_block_fraction[b]);
+      /* A step that follows a step of one Newton iteration (the settled motion) mostly takes one
+         iteration too, whose Krylov solve the share decides alone: with a tenth the kept LU's
+         first iteration (a residual about 300 times below the Krylov start) leaves the bodies'
+         and films' blocks above their shares and a second iteration follows in nearly every
+         step; with a half most steps stop after one.  The Newton test is the same, and so were
+         the Newton iterations (finest level, 52.65-62.65 ms: 199 both, 313 against 408 Krylov
+         iterations).  Not after a step of several iterations (impact, moving cavitation
+         fronts): there the looser shares let the kept LU age, fewer solves reaching
+         -refactor_its, and cost more iterations than they saved (finest level 5-6 ms: 417
+         against 356 Krylov iterations, 4 against 5 factorisations).  Large models only (the
+         recycled pairs' size, -krylov_block_fraction_settled_min), as the share moves the
+         histories by where each solve stops (README, "How closely one rank reproduces itself"). */
+      {
+        PetscInt  settled_min = 50000;
+        PetscReal sdef[3]     = {s->krylov_block_fraction[0], s->krylov_block_fraction[1], s->krylov_block_fraction[2]};
+        PetscCall(TdOptionsInt(NULL, "krylov_block_fraction_settled_min", "default of -krylov_block_fraction_settled under the (kept) LU: a half for the bodies and films for models of at least this many unknowns, else -krylov_block_fraction's shares", settled_min, &settled_min, NULL));
+        if (s->N >= settled_min && (lu || s->kept_lu)) {
+          sdef[0] = PetscMax(0.5, sdef[0]);
+          sdef[1] = PetscMax(0.5, sdef[1]);
+        }
+        PetscCall(TdOptionsRealArray(NULL, "krylov_block_fraction_settled", "with -krylov_block_test: the shares (bodies, films, drives) of a time step that follows a step of one Newton iteration, in (0, 1]; default from -krylov_block_fraction_settled_min", NULL, 3, sdef, s->krylov_block_fraction_settled, NULL));
+        for (PetscInt b = 0; b < 3; b++) PetscCheck(s->krylov_block_fraction_settled[b] > 0 && s->krylov_block_fraction_settled[b] <= 1, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_fraction_settled: %g is not a fraction; give three numbers in (0, 1] (bodies, films, drives), e.g. 0.5,0.5,0.1", (double)s->krylov_block_fraction_settled[b]);
+      }
     }
     /* the test's residual from the recording operator's products (krylov_residual.c) */
     PetscCall(TdSolverKrylovResidualSetUp(s));
@@ -677,6 +702,7 @@ static PetscErrorCode Solve(TdSolver s, PetscBool *converged)
   s->newton_its += its;
   s->linear_its += lits;
   *converged = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+  s->last_step_its = s->mode == TD_MODE_DYNAMIC && *converged ? its : -1;
   PetscFunctionReturn(0);
 }
 

@@ -5,7 +5,7 @@
 #include <tribodyn/solver.h>
 
 /* -log_view events of the residual and the Jacobian (registered by TdSolverCreate) */
-extern PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern, TD_ElementLinearize, TD_ElementProduct, TD_RestProduct;
+extern PetscLogEvent TD_ElementForces, TD_ElementTangents, TD_FilmResidual, TD_FilmFused, TD_FilmJacobian, TD_FilmPattern, TD_JacobianValues, TD_JacobianPattern, TD_ElementLinearize, TD_ElementProduct, TD_RestProduct;
 /* iterate.c: the Jacobian coefficients of the current mode, c_M (inertia), c_e (stiffness), c_v
    (damping); the iterate's q1, v1, a1, qdd1 (full vectors) from the unknown vector u on the
    coordinates of TdSolverIterateRuns, or from the distributed U (to every rank first: whole, or
