@@ -32,8 +32,8 @@ static PetscErrorCode BlockNorms(TdSolver s, Vec F, PetscReal nrm[3])
   The Krylov test of -krylov_block_test: PETSc's default test (relative 1e-10, absolute a tenth
   of the smallest block tolerance, divergence, iteration limit), and besides it convergence once
   every block of the linear residual b - J x (bodies, films, drives) lies below its share of its
-  own Newton tolerance (-krylov_block_fraction, default a tenth; set by TdSolverConvergenceTest at Newton
-  iteration 0).  Why: the film block's
+  own Newton tolerance (-krylov_block_fraction, default a tenth, or after a step of one Newton
+  iteration -krylov_block_fraction_settled; set by TdSolverConvergenceTest at Newton iteration 0).  Why: the film block's
   tolerance (1e-9 per node) lies orders below the bodies' (1e-9 of p_ref x area), and holding the
   whole residual to the smaller one over-solved the body rows; a tenth of its tolerance is what
   the Newton test needs (a smaller share for the bodies makes the converged positions depend
