@@ -545,11 +545,11 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
          Newton iteration instead of 36, and 71 Newton iterations instead of 54). */
       PetscInt  min_unknowns = 20000;
       PetscReal def[3]       = {0.1, 0.1, 0.1};
-      PetscBool lu;
+      PetscBool lu, fraction_set = PETSC_FALSE;
       PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
       PetscCall(TdOptionsInt(NULL, "krylov_block_fraction_min", "default of -krylov_block_fraction under the (kept) LU: 0.1,0.1,0.1 for models of at least this many unknowns, else 0.001,0.1,0.1 (histories that depend less on the rank count); other preconditioners 0.1,0.1,0.1", min_unknowns, &min_unknowns, NULL));
       if (s->N < min_unknowns && (lu || s->kept_lu)) def[0] = 0.001;
-      PetscCall(TdOptionsRealArray(NULL, "krylov_block_fraction", "with -krylov_block_test: the fraction of its Newton tolerance below which each block's linear residual (bodies, films, drives) ends a Krylov solve, in (0, 1]; default from -krylov_block_fraction_min", NULL, 3, def, s->krylov_block_fraction, NULL));
+      PetscCall(TdOptionsRealArray(NULL, "krylov_block_fraction", "with -krylov_block_test: the fraction of its Newton tolerance below which each block's linear residual (bodies, films, drives) ends a Krylov solve, in (0, 1]; default from -krylov_block_fraction_min", NULL, 3, def, s->krylov_block_fraction, &fraction_set));
       for (PetscInt b = 0; b < 3; b++) PetscCheck(s->krylov_block_fraction[b] > 0 && s->krylov_block_fraction[b] <= 1, s->comm, PETSC_ERR_USER_INPUT, "Option -krylov_block_fraction: %g is not a fraction; give three numbers in (0, 1] (bodies, films, drives), e.g. 0.1,0.1,0.1", (double)s->krylov_block_fraction[b]);
       /* A step that follows a step of one Newton iteration (the settled motion) mostly takes one
          iteration too, whose Krylov solve the share decides alone: with a tenth the kept LU's
@@ -566,8 +566,9 @@ PetscErrorCode TdSolverSetFromOptions(TdSolver s)
       {
         PetscInt  settled_min = 50000;
         PetscReal sdef[3]     = {s->krylov_block_fraction[0], s->krylov_block_fraction[1], s->krylov_block_fraction[2]};
-        PetscCall(TdOptionsInt(NULL, "krylov_block_fraction_settled_min", "default of -krylov_block_fraction_settled under the (kept) LU: a half for the bodies and films for models of at least this many unknowns, else -krylov_block_fraction's shares", settled_min, &settled_min, NULL));
-        if (s->N >= settled_min && (lu || s->kept_lu)) {
+        PetscCall(TdOptionsInt(NULL, "krylov_block_fraction_settled_min", "default of -krylov_block_fraction_settled under the (kept) LU: a half for the bodies and films for models of at least this many unknowns, else (and whenever -krylov_block_fraction is given) -krylov_block_fraction's shares", settled_min, &settled_min, NULL));
+        /* shares given with -krylov_block_fraction hold for every step unless these are given too */
+        if (s->N >= settled_min && (lu || s->kept_lu) && !fraction_set) {
           sdef[0] = PetscMax(0.5, sdef[0]);
           sdef[1] = PetscMax(0.5, sdef[1]);
         }

@@ -17,7 +17,8 @@ iterations than the default.  A share outside (0, 1] is refused, naming the opti
 
 The settled shares (-krylov_block_fraction_settled: a half for the bodies and films in a step
 that follows a step of one Newton iteration, the default of models of at least
--krylov_block_fraction_settled_min unknowns, 50 000; 5 000 makes this one count) end more of those
+-krylov_block_fraction_settled_min unknowns, 50 000, unless -krylov_block_fraction is given; 5 000
+makes this one count) end more of those
 steps' solves after one Krylov iteration: the same Newton iterations as with a tenth, fewer Krylov
 iterations (1030 against 1065 measured), and histories within the same bounds of a tenth's.  The
 rule reads the last step's Newton iterations, which a checkpoint carries: a run to 3 ms (whose
@@ -72,6 +73,12 @@ its["settled"] = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
 checks.true("settled shares: %d Newton iterations, as with a tenth (%d)" % (its["settled"][0], its["loose"][0]), its["settled"][0] == its["loose"][0] > 0)
 checks.true("settled shares: %d Krylov iterations < %d with a tenth" % (its["settled"][1], its["loose"][1]), 0 < its["settled"][1] < its["loose"][1])
 tdrun.check_same_histories(checks, res["loose"], tdrun.rig_histories(out_s), "settled shares vs a tenth")
+# shares given with -krylov_block_fraction hold for every step: the settled default gives way
+_, proc = tdrun.run(["-options_file", case, "-t_final", "5e-3", "-krylov_block_fraction", "0.1,0.1,0.1"] + settled, name="settled_given")
+m = re.search(r"(\d+) Newton iterations .* (\d+) Krylov iterations", proc.stdout)
+given = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
+checks.true("-krylov_block_fraction 0.1,0.1,0.1 given: %d Krylov iterations, those of a tenth in every step (%d)" % (given[1], its["loose"][1]),
+            given == its["loose"])
 # restart: the step after the checkpoint (at 3 ms the last step took one Newton iteration)
 # takes the settled shares as the uninterrupted run does
 short, _ = tdrun.run(["-options_file", case, "-t_final", "3e-3", "-checkpoint_dt", "1e-3"] + settled, name="settled_short")
