@@ -68,15 +68,15 @@ checks.true("-krylov_block_fraction 0,0.1,0.1: exit %d, the message names the op
 # the settled shares (a half after a step of one Newton iteration), forced on at this size
 settled = ["-krylov_block_fraction_min", "5000", "-krylov_block_fraction_settled_min", "5000"]
 out_s, proc = tdrun.run(["-options_file", case, "-t_final", "5e-3"] + settled, name="settled")
-m = re.search(r"(\d+) Newton iterations .* (\d+) Krylov iterations", proc.stdout)
-its["settled"] = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
+c = tdrun.run_counts(proc)
+its["settled"] = (c["newton"], c["krylov"])
 checks.true("settled shares: %d Newton iterations, as with a tenth (%d)" % (its["settled"][0], its["loose"][0]), its["settled"][0] == its["loose"][0] > 0)
 checks.true("settled shares: %d Krylov iterations < %d with a tenth" % (its["settled"][1], its["loose"][1]), 0 < its["settled"][1] < its["loose"][1])
 tdrun.check_same_histories(checks, res["loose"], tdrun.rig_histories(out_s), "settled shares vs a tenth")
 # shares given with -krylov_block_fraction hold for every step: the settled default gives way
 _, proc = tdrun.run(["-options_file", case, "-t_final", "5e-3", "-krylov_block_fraction", "0.1,0.1,0.1"] + settled, name="settled_given")
-m = re.search(r"(\d+) Newton iterations .* (\d+) Krylov iterations", proc.stdout)
-given = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
+c = tdrun.run_counts(proc)
+given = (c["newton"], c["krylov"])
 checks.true("-krylov_block_fraction 0.1,0.1,0.1 given: %d Krylov iterations, those of a tenth in every step (%d)" % (given[1], its["loose"][1]),
             given == its["loose"])
 # restart: the step after the checkpoint (at 3 ms the last step took one Newton iteration)
@@ -89,9 +89,8 @@ proc = subprocess.run([tdrun.EXE, "-restart", short, "-t_final", "5e-3", "-progr
 checks.true("settled shares: the run to 3 ms continued to 5 ms (exit %d; the step at 3 ms took %d Newton iteration)" % (proc.returncode, n_at_3),
             proc.returncode == 0 and n_at_3 == 1)
 if proc.returncode == 0:
-    a, b = tdrun.rig_histories(out_s), tdrun.rig_histories(short)
-    worst = max(float(np.max(np.abs(a[k] - b[k])) / np.max(np.abs(a[k]))) for k in a)
-    checks.true("settled shares: continued run against the uninterrupted one, worst %.2e <= 1e-10" % worst, worst <= 1e-10)
+    tdrun.check_same_histories(checks, tdrun.rig_histories(out_s), tdrun.rig_histories(short), "settled shares, continued at 3 ms vs uninterrupted",
+                               (("slider", 1e-10), ("guide_mid", 1e-10), ("p", 1e-10)))
 _, proc = tdrun.run(["-options_file", case, "-t_final", "1e-4", "-krylov_block_fraction_settled", "0.5,1.5,0.1"], expect_ok=False, name="bad_settled")
 checks.true("-krylov_block_fraction_settled 0.5,1.5,0.1: exit %d, the message names the option" % proc.returncode,
             proc.returncode != 0 and "-krylov_block_fraction_settled" in proc.stdout + proc.stderr)
