@@ -122,12 +122,13 @@ typedef struct {
 void ancf3843_linearize(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
                         const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
                         double c_e, double c_v, Ancf3843Linearization *lin, Ancf3843Work *work);
-/* The same, with the internal force Q of ancf3843_internal_force from the same pass (a residual
-   followed by a Jacobian at its iterate). */
+/* The same, with the internal force Q and (if strain_energy is not NULL) the strain energy of
+   ancf3843_internal_force from the same pass (a residual followed by a Jacobian at its iterate). */
 void ancf3843_force_and_linearize(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
                                   const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
                                   double c_e, double c_v, double Q[ANCF3843_NDOF],
-                                  Ancf3843Linearization *lin, Ancf3843Work *work);
+                                  double *strain_energy, Ancf3843Linearization *lin,
+                                  Ancf3843Work *work);
 void ancf3843_tangent_apply(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
                             const Ancf3843Linearization *lin, double c_m,
                             const double v[ANCF3843_NDOF], double y[ANCF3843_NDOF],

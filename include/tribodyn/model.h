@@ -261,7 +261,8 @@ PetscErrorCode TdFilmNodePositions(TdModel model, PetscInt film, PetscReal t, co
    [node_start, node_end), node n in entry n - node_start (the ranks share the nodes, each writes
    its own part; the range must lie within the rank's output nodes, TdFilm's node_start and
    node_end, whose projection starts only that rank keeps), and the smallest h among them in
-   *hmin. */
+   *hmin.  pc may be NULL: the records between field records need only h_min and p_max, and the
+   asperity pressure's closures are then skipped. */
 PetscErrorCode TdFilmNodalFields(TdModel model, PetscInt f, PetscReal t, const PetscReal q[], const PetscScalar u[], PetscInt node_start, PetscInt node_end, PetscReal p[], PetscReal h[], PetscReal pc[], PetscReal *hmin);
 /* JFO films: the film fraction at every node (1 on the flooded boundary, and for other films). */
 void TdFilmNodalTheta(TdModel model, PetscInt f, const PetscScalar u[], PetscReal theta[]);

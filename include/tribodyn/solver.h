@@ -118,6 +118,11 @@ struct _p_TdSolver {
   PetscBool    film_jac_ghost_only; /* ... copied on the ghost set alone (TdSolverGhostOnly) */
   PetscReal   *film_load, *film_friction; /* films' load and friction at the last residual */
   PetscReal   *film_load_u, film_load_t;   /* ... its unknowns and time (-inf: none) */
+  /* each element's strain energy at the last residual, which the output record of a converged
+     step takes instead of a pass of its own (TdSolverEnergy) */
+  PetscReal   *elem_strain;
+  PetscScalar *strain_u;          /* ... that residual's unknowns (TdSolverCopyRead's entries) */
+  PetscReal    strain_t;          /* ... and time (-inf: none, or a residual of a check) */
   char         film_miss[512];     /* the last projection failure inside Newton */
   PetscBool    in_setup;
   PetscReal    block_norm0[3];     /* bodies, films, drives at Newton iteration 0 */
@@ -264,8 +269,9 @@ PetscErrorCode TdOrthonormalize(PetscInt n, Vec v[]);
 PetscErrorCode TdSolverStep(TdSolver solver, PetscReal dt);
 /* Static equilibrium at load factor s (from the current state), halving the increment on failure. */
 PetscErrorCode TdSolverStatic(TdSolver solver, PetscReal s);
-/* Energies of all ANCF bodies in the current state. */
-PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal *kinetic, PetscReal *strain);
+/* Energies of all ANCF bodies in the current state at time t (the strain energy from the last
+   residual when that was this state). */
+PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal t, PetscReal *kinetic, PetscReal *strain);
 /* The iterate U into Useq (state_ghosts.c): whole, or only this rank's ghost set (what its
    residual and Jacobian read); nothing is sent if Useq holds that state of U already. */
 PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole);

@@ -262,7 +262,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(TdOutputSetSeries(out, ids->sensor0 + 4 * s_ + 2, v));
     PetscCall(TdOutputSetSeries(out, ids->sensor0 + 4 * s_ + 3, a));
   }
-  PetscCall(TdSolverEnergy(s, &ek, &es));
+  PetscCall(TdSolverEnergy(s, t, &ek, &es));
   PetscCall(TdOutputSetSeries(out, ids->energy_k, &ek));
   PetscCall(TdOutputSetSeries(out, ids->energy_s, &es));
   for (PetscInt b = 0; b < m->nbodies; b++)
@@ -344,7 +344,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
       PetscCall(TdOutputSeriesPartRange(out, ids->film[TD_FILM_SERIES * f + 0], &n0, &n1));
       PetscCall(PetscCalloc3(n1 - n0 + 1, &p, n1 - n0 + 1, &h, n1 - n0 + 1, &pc));
       m->ghost_miss = PETSC_FALSE;
-      PetscCall(TdFilmNodalFields(m, f, t, s->q, u, n0, n1, p, h, pc, &hmin));
+      PetscCall(TdFilmNodalFields(m, f, t, s->q, u, n0, n1, p, h, fields ? pc : NULL, &hmin));
       {
         /* a node's search came to a face outside some rank's ghost set: the whole iterate and
            state, and the fields again (every rank, since the scatters are collective) */
@@ -357,7 +357,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
           PetscCall(TdSolverStateFromOwners(s, PETSC_TRUE));
           PetscCall(VecGetArrayRead(s->Useq, &u));
           m->ghost_miss = PETSC_FALSE;
-          PetscCall(TdFilmNodalFields(m, f, t, s->q, u, n0, n1, p, h, pc, &hmin));
+          PetscCall(TdFilmNodalFields(m, f, t, s->q, u, n0, n1, p, h, fields ? pc : NULL, &hmin));
           s->ghost_whole_records++;
         }
       }

@@ -770,13 +770,14 @@ void ancf3843_force_and_tangent(const Ancf3843Geometry *geo, const Ancf3843Mater
 void ancf3843_force_and_linearize(const Ancf3843Geometry *geo, const Ancf3843Material *mat,
                                   const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
                                   double c_e, double c_v, double Q[ANCF3843_NDOF],
-                                  Ancf3843Linearization *lin, Ancf3843Work *wk)
+                                  double *strain_energy, Ancf3843Linearization *lin,
+                                  Ancf3843Work *wk)
 {
   const double beta   = mat->damping;
   const int    moving = beta != 0.0 && edot != NULL;
   const double ch     = c_e + c_v * beta;
   /* kinematics and the total stress (Sbar included) in wk->F, wk->Fd, wk->St; Q if asked */
-  evaluate(geo, mat, e, edot, 0.0, 0.0, Q, NULL, NULL, wk);
+  evaluate(geo, mat, e, edot, 0.0, 0.0, Q, NULL, strain_energy, wk);
   for (int a = 0; a < 3; a++)
     for (int r = 0; r < NRP; r++) {
       lin->F[a][r] = wk->F[a][r];
@@ -797,7 +798,7 @@ void ancf3843_linearize(const Ancf3843Geometry *geo, const Ancf3843Material *mat
                         const double e[ANCF3843_NDOF], const double edot[ANCF3843_NDOF],
                         double c_e, double c_v, Ancf3843Linearization *lin, Ancf3843Work *wk)
 {
-  ancf3843_force_and_linearize(geo, mat, e, edot, c_e, c_v, NULL, lin, wk);
+  ancf3843_force_and_linearize(geo, mat, e, edot, c_e, c_v, NULL, NULL, lin, wk);
 }
 
 void ancf3843_tangent_apply(const Ancf3843Geometry *geo, const Ancf3843Material *mat,

@@ -840,13 +840,14 @@ PetscErrorCode TdFilmNodalFields(TdModel m, PetscInt fi, PetscReal t, const Pets
     if (f->model == TD_FILM_REYNOLDS) {
       FilmClosures cl;
       p[k] = f->unknown[nd] >= 0 ? f->p_ref * PetscRealPart(u[f->unknown[nd]]) : 0;
+      if (!pc) continue;
       if (ok && f->fluid.rough.sigma > 0) {
         film_closures_eval(&f->fluid.rough, ps.h, &cl);
         pc[k] = f->contact.K * f->contact.E_star * cl.F52;
       } else pc[k] = 0;
     } else {
-      p[k]  = ok ? film_dry_pressure(ps.h, 0, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, NULL, NULL) : NAN;
-      pc[k] = 0;
+      p[k] = ok ? film_dry_pressure(ps.h, 0, f->Kg, f->eta, f->exponent, f->area, f->eps_dry, NULL, NULL) : NAN;
+      if (pc) pc[k] = 0;
     }
   }
   *hmin = hm;

@@ -154,8 +154,8 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       TdModelElementGather(m, e, s->q1, PETSC_TRUE, eq);
       TdModelElementGather(m, e, s->v1, PETSC_FALSE, ev);
       TdModelElementGather(m, e, s->qdd1, PETSC_FALSE, ea);
-      if (lin && s->mf_dense[le] < 0) ancf3843_force_and_linearize(geo, &body->material, eq, ev, ce, cv, Q, &s->mf_lin[le], work);
-      else ancf3843_internal_force(geo, &body->material, eq, ev, Q, NULL, work);
+      if (lin && s->mf_dense[le] < 0) ancf3843_force_and_linearize(geo, &body->material, eq, ev, ce, cv, Q, &s->elem_strain[le], &s->mf_lin[le], work);
+      else ancf3843_internal_force(geo, &body->material, eq, ev, Q, &s->elem_strain[le], work);
       if (m->element_load_offset) /* follower pressures (F16) and tractions (F16b) on the element's faces */
         for (PetscInt j = m->element_load_offset[e]; j < m->element_load_offset[e + 1]; j++) {
           const TdLoad *load = &m->loads[m->element_loads[j].load];
@@ -189,6 +189,10 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       for (PetscInt i = run[2 * k]; i < run[2 * k + 1]; i++) s->thread_r[i] += rt[i];
   }
   PetscCall(PetscLogEventEnd(TD_ElementForces, 0, 0, 0, 0));
+  /* the elements' strain energies at this iterate, for the output record of a converged step
+     (TdSolverEnergy); a residual of a derivative check is not an iterate */
+  s->strain_t = s->in_test ? PETSC_NINFINITY : t1;
+  if (!s->in_test) TdSolverCopyRead(s, u, s->strain_u);
   PetscCall(VecGetArray(s->Rseq, &r));
   /* the residual's entries are those of the ghost set (TdSolverIterateRuns): only they are zeroed,
      summed and sent */

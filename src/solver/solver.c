@@ -243,8 +243,11 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(AllocFull(s->N, &s->film_load_u));
   PetscCall(AllocFull(s->N, &s->film_jac_u));
   s->film_load_t = PETSC_NINFINITY;
+  PetscCall(AllocFull(s->N, &s->strain_u));
+  s->strain_t = PETSC_NINFINITY;
 
   PetscCall(LayOutUnknowns(s));
+  PetscCall(PetscCalloc1(PetscMax(s->nelem_local, 1), &s->elem_strain)); /* nelem_local: LayOutUnknowns */
   PetscCall(VecDuplicate(s->Useq, &s->Rseq));
   PetscCall(TdOptionsBool(NULL, "threaded_jacobian", "multiply by the Jacobian (every Krylov iteration) over runs of consecutive columns, on the OpenMP threads (on several ranks: each rank's diagonal and off-diagonal blocks); false: PETSc's product", PETSC_TRUE, &s->threaded_jacobian, NULL));
   PetscCall(TdOptionsBool(NULL, "jacobian_coo_map", "build the Jacobian's pattern and sum its COO values (every Jacobian) by tribodyn's own map, on the OpenMP threads, on any number of ranks; false: PETSc's MatSetPreallocationCOO and MatSetValuesCOO", PETSC_TRUE, &s->coo_map_on, NULL));
@@ -633,6 +636,8 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->film_load));
   PetscCall(PetscFree(s->film_friction));
   PetscCall(PetscFree(s->film_load_u));
+  PetscCall(PetscFree(s->strain_u));
+  PetscCall(PetscFree(s->elem_strain));
   PetscCall(PetscFree4(s->jfo_theta, s->jfo_p, s->jfo_shift, s->jfo_active));
   PetscCall(PetscFree(s->jfo_active_pc));
   PetscCall(PetscFree(s->ncp_shift));
@@ -1002,11 +1007,21 @@ PetscErrorCode TdSolverStatic(TdSolver s, PetscReal load_factor)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal *kinetic, PetscReal *strain)
+PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal t, PetscReal *kinetic, PetscReal *strain)
 {
   TdModel   m  = s->model;
   PetscReal ek = 0, es = 0, sum[2];
+  PetscBool cached = PETSC_FALSE;
   PetscFunctionBegin;
+  if (s->strain_t == t && s->mode == TD_MODE_DYNAMIC) {
+    /* the last residual was at this time: if at this state too (the end of a converged step),
+       its elements' strain energies are this state's */
+    const PetscScalar *u;
+    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_FALSE));
+    PetscCall(VecGetArrayRead(s->Useq, &u));
+    PetscCall(TdSolverSameIterate(s, s->strain_u, u, &cached));
+    PetscCall(VecRestoreArrayRead(s->Useq, &u));
+  }
 #pragma omp parallel reduction(+ : ek, es)
   {
     Ancf3843Work *work = &s->work[omp_get_thread_num()];
@@ -1016,9 +1031,12 @@ PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal *kinetic, PetscReal *strain)
       const TdBody           *body = &m->bodies[m->element_body[e]];
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
       PetscReal               eq[NDOF], ev[NDOF], w;
-      TdModelElementGather(m, e, s->q, PETSC_TRUE, eq);
       TdModelElementGather(m, e, s->v, PETSC_FALSE, ev);
-      ancf3843_internal_force(geo, &body->material, eq, NULL, NULL, &w, work); /* the energy only */
+      if (cached) w = s->elem_strain[le];
+      else {
+        TdModelElementGather(m, e, s->q, PETSC_TRUE, eq);
+        ancf3843_internal_force(geo, &body->material, eq, NULL, NULL, &w, work); /* the energy only */
+      }
       es += w;
       for (PetscInt k = 0; k < ANCF3843_NSHAPE; k++)
         for (PetscInt l = 0; l < ANCF3843_NSHAPE; l++) ek += 0.5 * body->rho * geo->mass_unit[k][l] * (ev[3 * k] * ev[3 * l] + ev[3 * k + 1] * ev[3 * l + 1] + ev[3 * k + 2] * ev[3 * l + 2]);

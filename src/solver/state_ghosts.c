@@ -268,6 +268,7 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   /* the copies kept at an iterate hold the old set's entries alone (TdSolverCopyRead) */
   s->film_jac_ready = PETSC_FALSE;
   s->film_load_t    = PETSC_NINFINITY;
+  s->strain_t       = PETSC_NINFINITY;
   {
     /* its full coordinates as runs (TdSolverIterateRuns): the body unknowns' in the set and all
        clamped ones (their q_ref is what the elements read) */
