@@ -116,13 +116,15 @@ struct _p_TdSolver {
   PetscBool    film_jac_miss;     /* ... and met a face pair outside the coupling pattern */
   PetscScalar *film_jac_u;        /* the iterate of that pass (N; TdSolverCopyRead's entries) */
   PetscBool    film_jac_ghost_only; /* ... copied on the ghost set alone (TdSolverGhostOnly) */
+  /* The last residual's iterate (TdSolverCopyRead's entries) and time (-inf: none, or a residual
+     of a check).  An output record of that state (the end of a converged step,
+     TdSolverAtLastResidual) takes the films' loads and the elements' strain energies from it
+     instead of passes of its own. */
+  PetscScalar *res_u;
+  PetscReal    res_t;
   PetscReal   *film_load, *film_friction; /* films' load and friction at the last residual */
-  PetscReal   *film_load_u, film_load_t;   /* ... its unknowns and time (-inf: none) */
-  /* each element's strain energy at the last residual, which the output record of a converged
-     step takes instead of a pass of its own (TdSolverEnergy) */
-  PetscReal   *elem_strain;
-  PetscScalar *strain_u;          /* ... that residual's unknowns (TdSolverCopyRead's entries) */
-  PetscReal    strain_t;          /* ... and time (-inf: none, or a residual of a check) */
+  PetscBool    film_load_ok;      /* ... valid (its film pass succeeded) */
+  PetscReal   *elem_strain;       /* each element's strain energy at the last residual */
   char         film_miss[512];     /* the last projection failure inside Newton */
   PetscBool    in_setup;
   PetscReal    block_norm0[3];     /* bodies, films, drives at Newton iteration 0 */
@@ -269,9 +271,9 @@ PetscErrorCode TdOrthonormalize(PetscInt n, Vec v[]);
 PetscErrorCode TdSolverStep(TdSolver solver, PetscReal dt);
 /* Static equilibrium at load factor s (from the current state), halving the increment on failure. */
 PetscErrorCode TdSolverStatic(TdSolver solver, PetscReal s);
-/* Energies of all ANCF bodies in the current state at time t (the strain energy from the last
-   residual when that was this state). */
-PetscErrorCode TdSolverEnergy(TdSolver solver, PetscReal t, PetscReal *kinetic, PetscReal *strain);
+/* Energies of all ANCF bodies in the current state; at_last_residual: the state is the last
+   residual's (TdSolverAtLastResidual), whose elements' strain energies are then taken. */
+PetscErrorCode TdSolverEnergy(TdSolver solver, PetscBool at_last_residual, PetscReal *kinetic, PetscReal *strain);
 /* The iterate U into Useq (state_ghosts.c): whole, or only this rank's ghost set (what its
    residual and Jacobian read); nothing is sent if Useq holds that state of U already. */
 PetscErrorCode TdSolverIterateScatter(TdSolver s, Vec U, PetscBool whole);
@@ -284,6 +286,9 @@ PetscErrorCode TdSolverStateFromOwners(TdSolver s, PetscBool whole);
 PetscErrorCode TdSolverPositionsFromOwners(TdSolver s);
 /* Whether saved (a copy of Useq) equals u on every rank's ghost set (collective). */
 PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const PetscScalar u[], PetscBool *same);
+/* Whether the current state at time t is the last residual's iterate on every rank's ghost set
+   (the end of a converged time step): collective. */
+PetscErrorCode TdSolverAtLastResidual(TdSolver s, PetscReal t, PetscBool *same);
 /* The films at an iterate (TdFilmsAssemble's arguments; r indexed like U, of length N): each
    rank assembles its own quads, then each film row of r is summed at the rank that owns it
    (film_rows.c; the other ranks' film rows are 0), and the loads, frictions and *ok are summed

@@ -233,6 +233,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
   PetscLogDouble now;
   PetscReal     *pos;
   PetscInt       maxn = 1;
+  PetscBool      at_residual; /* this state is the last residual's: its energies and films' loads serve */
   PetscFunctionBegin;
   if (!TD_Output) {
     PetscClassId id;
@@ -262,7 +263,8 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
     PetscCall(TdOutputSetSeries(out, ids->sensor0 + 4 * s_ + 2, v));
     PetscCall(TdOutputSetSeries(out, ids->sensor0 + 4 * s_ + 3, a));
   }
-  PetscCall(TdSolverEnergy(s, t, &ek, &es));
+  PetscCall(TdSolverAtLastResidual(s, t, &at_residual));
+  PetscCall(TdSolverEnergy(s, at_residual, &ek, &es));
   PetscCall(TdOutputSetSeries(out, ids->energy_k, &ek));
   PetscCall(TdOutputSetSeries(out, ids->energy_s, &es));
   for (PetscInt b = 0; b < m->nbodies; b++)
@@ -321,9 +323,7 @@ static PetscErrorCode WriteRecord(TdSolver s, TdOutput out, const SeriesIds *ids
       /* the films' loads of the last residual (summed over the ranks); if that was this state
          (the end of a converged step) on every rank's ghost set, they are this record's, else
          the films are evaluated here */
-      PetscBool cached = PETSC_FALSE;
-      if (s->film_load_t == t && s->mode == TD_MODE_DYNAMIC) PetscCall(TdSolverSameIterate(s, s->film_load_u, u, &cached));
-      if (cached) {
+      if (at_residual && s->film_load_ok) {
         PetscCall(PetscArraycpy(load, s->film_load, 3 * m->nfilms));
         PetscCall(PetscArraycpy(friction, s->film_friction, 3 * m->nfilms));
         ok = PETSC_TRUE;

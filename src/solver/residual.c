@@ -189,10 +189,12 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       for (PetscInt i = run[2 * k]; i < run[2 * k + 1]; i++) s->thread_r[i] += rt[i];
   }
   PetscCall(PetscLogEventEnd(TD_ElementForces, 0, 0, 0, 0));
-  /* the elements' strain energies at this iterate, for the output record of a converged step
-     (TdSolverEnergy); a residual of a derivative check is not an iterate */
-  s->strain_t = s->in_test ? PETSC_NINFINITY : t1;
-  if (!s->in_test) TdSolverCopyRead(s, u, s->strain_u);
+  /* this iterate, whose elements' strain energies (and films' loads, below) the output record of
+     a converged step takes (TdSolverAtLastResidual); a residual of a derivative check is not an
+     iterate */
+  s->res_t        = s->in_test ? PETSC_NINFINITY : t1;
+  s->film_load_ok = PETSC_FALSE;
+  if (!s->in_test) TdSolverCopyRead(s, u, s->res_u);
   PetscCall(VecGetArray(s->Rseq, &r));
   /* the residual's entries are those of the ghost set (TdSolverIterateRuns): only they are zeroed,
      summed and sent */
@@ -269,7 +271,6 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
         /* some rank needs more of the iterate: nothing of this pass counts */
         m->coupling_miss  = coupling_miss;
         s->film_jac_ready = PETSC_FALSE;
-        s->film_load_t    = PETSC_NINFINITY;
         *ghost_miss       = PETSC_TRUE;
         PetscCall(PetscLogEventEnd(TD_FilmResidual, 0, 0, 0, 0));
         PetscCall(VecRestoreArray(s->Rseq, &r));
@@ -278,8 +279,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
       }
       /* the films' loads at this iterate, for the output record of a converged step (the last
          residual SNES evaluates is at its solution) */
-      s->film_load_t = ok && !s->in_test ? t1 : PETSC_NINFINITY;
-      if (ok && !s->in_test) TdSolverCopyRead(s, u, s->film_load_u); /* TdSolverSameIterate compares the ghost set's */
+      s->film_load_ok = ok;
       PetscCall(PetscLogEventEnd(TD_FilmResidual, 0, 0, 0, 0));
       if (!ok) {
         finite = PETSC_FALSE;

@@ -240,11 +240,9 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_load));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_friction));
-  PetscCall(AllocFull(s->N, &s->film_load_u));
   PetscCall(AllocFull(s->N, &s->film_jac_u));
-  s->film_load_t = PETSC_NINFINITY;
-  PetscCall(AllocFull(s->N, &s->strain_u));
-  s->strain_t = PETSC_NINFINITY;
+  PetscCall(AllocFull(s->N, &s->res_u));
+  s->res_t = PETSC_NINFINITY;
 
   PetscCall(LayOutUnknowns(s));
   PetscCall(PetscCalloc1(PetscMax(s->nelem_local, 1), &s->elem_strain)); /* nelem_local: LayOutUnknowns */
@@ -635,8 +633,7 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(TdCOOMapDestroy(&s->coo_map));
   PetscCall(PetscFree(s->film_load));
   PetscCall(PetscFree(s->film_friction));
-  PetscCall(PetscFree(s->film_load_u));
-  PetscCall(PetscFree(s->strain_u));
+  PetscCall(PetscFree(s->res_u));
   PetscCall(PetscFree(s->elem_strain));
   PetscCall(PetscFree4(s->jfo_theta, s->jfo_p, s->jfo_shift, s->jfo_active));
   PetscCall(PetscFree(s->jfo_active_pc));
@@ -1007,21 +1004,11 @@ PetscErrorCode TdSolverStatic(TdSolver s, PetscReal load_factor)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal t, PetscReal *kinetic, PetscReal *strain)
+PetscErrorCode TdSolverEnergy(TdSolver s, PetscBool at_last_residual, PetscReal *kinetic, PetscReal *strain)
 {
   TdModel   m  = s->model;
   PetscReal ek = 0, es = 0, sum[2];
-  PetscBool cached = PETSC_FALSE;
   PetscFunctionBegin;
-  if (s->strain_t == t && s->mode == TD_MODE_DYNAMIC) {
-    /* the last residual was at this time: if at this state too (the end of a converged step),
-       its elements' strain energies are this state's */
-    const PetscScalar *u;
-    PetscCall(TdSolverIterateScatter(s, s->U, PETSC_FALSE));
-    PetscCall(VecGetArrayRead(s->Useq, &u));
-    PetscCall(TdSolverSameIterate(s, s->strain_u, u, &cached));
-    PetscCall(VecRestoreArrayRead(s->Useq, &u));
-  }
 #pragma omp parallel reduction(+ : ek, es)
   {
     Ancf3843Work *work = &s->work[omp_get_thread_num()];
@@ -1032,7 +1019,7 @@ PetscErrorCode TdSolverEnergy(TdSolver s, PetscReal t, PetscReal *kinetic, Petsc
       const Ancf3843Geometry *geo  = &body->geometry[body->cell_geometry[m->element_cell[e]]];
       PetscReal               eq[NDOF], ev[NDOF], w;
       TdModelElementGather(m, e, s->v, PETSC_FALSE, ev);
-      if (cached) w = s->elem_strain[le];
+      if (at_last_residual) w = s->elem_strain[le];
       else {
         TdModelElementGather(m, e, s->q, PETSC_TRUE, eq);
         ancf3843_internal_force(geo, &body->material, eq, NULL, NULL, &w, work); /* the energy only */

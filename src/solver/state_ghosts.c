@@ -267,8 +267,7 @@ PetscErrorCode TdSolverGhostsUpdate(TdSolver s, PetscBool wide)
   PetscCall(ScatterToMarked(s, mark, &s->nghost, &s->ghost, &nrecv, &s->toghost));
   /* the copies kept at an iterate hold the old set's entries alone (TdSolverCopyRead) */
   s->film_jac_ready = PETSC_FALSE;
-  s->film_load_t    = PETSC_NINFINITY;
-  s->strain_t       = PETSC_NINFINITY;
+  s->res_t          = PETSC_NINFINITY;
   {
     /* its full coordinates as runs (TdSolverIterateRuns): the body unknowns' in the set and all
        clamped ones (their q_ref is what the elements read) */
@@ -384,6 +383,19 @@ PetscErrorCode TdSolverSameIterate(TdSolver s, const PetscScalar saved[], const 
     for (PetscInt i = 0; i < s->N && *same; i++)
       if (saved[i] != u[i]) *same = PETSC_FALSE;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, same, 1, MPIU_BOOL, MPI_LAND, s->comm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TdSolverAtLastResidual(TdSolver s, PetscReal t, PetscBool *same)
+{
+  const PetscScalar *u;
+  PetscFunctionBegin;
+  *same = PETSC_FALSE;
+  if (s->res_t != t || s->mode != TD_MODE_DYNAMIC) PetscFunctionReturn(0);
+  PetscCall(TdSolverIterateScatter(s, s->U, PETSC_FALSE));
+  PetscCall(VecGetArrayRead(s->Useq, &u));
+  PetscCall(TdSolverSameIterate(s, s->res_u, u, same));
+  PetscCall(VecRestoreArrayRead(s->Useq, &u));
   PetscFunctionReturn(0);
 }
 
