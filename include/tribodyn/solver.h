@@ -111,11 +111,11 @@ struct _p_TdSolver {
      that residual's film pass also fills the film's Jacobian entries (coo_v) and film_r, and the
      Jacobian pass then skips the films (rank 0) */
   PetscBool    film_fuse_next;    /* the next residual is a solve's first */
-  PetscBool    film_jac_ready;    /* coo_v's film part and film_r belong to film_jac_u */
+  PetscBool    film_jac_ready;    /* coo_v's film part and film_r belong to the iterate res_u (the
+                                     fused residual's: every residual after it clears this flag) */
   PetscBool    film_jac_ok;       /* ... and that film pass met no projection failure */
   PetscBool    film_jac_miss;     /* ... and met a face pair outside the coupling pattern */
-  PetscScalar *film_jac_u;        /* the iterate of that pass (N; TdSolverCopyRead's entries) */
-  PetscBool    film_jac_ghost_only; /* ... copied on the ghost set alone (TdSolverGhostOnly) */
+  PetscBool    film_jac_ghost_only; /* ... res_u copied on the ghost set alone (TdSolverGhostOnly) */
   /* The last residual's iterate (TdSolverCopyRead's entries) and time (-inf: none, or a residual
      of a check).  An output record of that state (the end of a converged step,
      TdSolverAtLastResidual) takes the films' loads and the elements' strain energies from it

@@ -580,7 +580,7 @@ PetscErrorCode TdSolverJacobian(SNES snes, Vec U, Mat J, Mat P, void *ctx)
     if (s->film_jac_any) {
       PetscBool same = PETSC_FALSE;
       PetscCall(VecGetArrayRead(s->Useq, &u));
-      if (s->film_jac_ready && s->film_jac_ghost_only == TdSolverGhostOnly(s)) same = TdSolverEqualRead(s, u, s->film_jac_u);
+      if (s->film_jac_ready && s->film_jac_ghost_only == TdSolverGhostOnly(s)) same = TdSolverEqualRead(s, u, s->res_u);
       fused_iterate = same;
       if (same) {
         /* filled by this iterate's residual */

@@ -262,8 +262,7 @@ static PetscErrorCode ResidualOnce(SNES snes, Vec U, Vec R, void *ctx, PetscBool
         s->film_jac_miss = m->coupling_miss;
         m->coupling_miss = miss;
         TdSolverCopyRead(s, r, s->film_r); /* only the film rows are set yet */
-        TdSolverCopyRead(s, u, s->film_jac_u);
-        s->film_jac_ghost_only = TdSolverGhostOnly(s);
+        s->film_jac_ghost_only = TdSolverGhostOnly(s); /* res_u, copied above, is this pass's iterate */
         s->film_jac_ok    = ok;
         s->film_jac_ready = PETSC_TRUE;
       } else PetscCall(TdSolverFilmsAssemble(s, t1, s->q1, s->v1, u, 0, 0, rf, r, NULL, s->film_load, s->film_friction, &ok));

@@ -240,7 +240,6 @@ PetscErrorCode TdSolverCreate(TdModel model, TdSolver *out)
   PetscCall(AllocFull(model->row_offset + model->nrows, &s->film_r));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_load));
   PetscCall(AllocFull(3 * model->nfilms, &s->film_friction));
-  PetscCall(AllocFull(s->N, &s->film_jac_u));
   PetscCall(AllocFull(s->N, &s->res_u));
   s->res_t = PETSC_NINFINITY;
 
@@ -629,7 +628,6 @@ PetscErrorCode TdSolverDestroy(TdSolver *solver)
   PetscCall(PetscFree(s->film_r));
   PetscCall(PetscFree(s->film_reduce));
   PetscCall(TdSolverFilmRowsDestroy(s));
-  PetscCall(PetscFree(s->film_jac_u));
   PetscCall(TdCOOMapDestroy(&s->coo_map));
   PetscCall(PetscFree(s->film_load));
   PetscCall(PetscFree(s->film_friction));
